@@ -1,0 +1,163 @@
+/* hb_bufgrow.h - growth strategies for reading a body of unknown length into one byte array.
+ *
+ * Incident 1 of DESIGN.md: Apache httpcore 4.4 EntityUtils.toByteArray reads a chunked body of
+ * unknown length in reads of at most 4096 bytes into a ByteArrayBuffer whose capacity is a
+ * 32-bit signed int; the doubling overflows at 2^30 and the growth becomes additive: O(n^2)
+ * copying. A sink is one growth strategy: it receives the reads (hb_sink_append) and ends with
+ * the whole body contiguous in memory (hb_sink_finish). Every sink counts the work its policy
+ * does (hb_sink_stats), and every policy can compute those counts for a given size without
+ * copying (hb_sink_plan): the dry run the benchmark budget predicts from.
+ *
+ * Memory: allocate-copy-free strategies use malloc/free, as the JVM's new byte[] does (never
+ * realloc, which glibc serves by mremap above the mmap threshold without copying). The realloc
+ * strategies use realloc on purpose, to show what glibc does.
+ */
+#ifndef HB_BUFGROW_H
+#define HB_BUFGROW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hb_dechunk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HB_READ_SIZE_DEFAULT 4096u    /* bytes per read: InputStream.read(byte[4096]) */
+#define HB_HTTPCORE_INITIAL 4096u     /* ByteArrayBuffer's initial capacity without length */
+#define HB_BLOCK_SIZE_DEFAULT 8192u   /* JDK 11 InputStream.readAllBytes block size */
+#define HB_SDS_MAX_PREALLOC 1048576u  /* Redis sds: double below 1 MiB, then add 1 MiB */
+
+/* The work a sink did (or, from hb_sink_plan, would do). Units are bytes or counts. */
+typedef struct hb_sink_stats {
+    uint64_t bytes_appended; /* bytes handed to hb_sink_append */
+    uint64_t bytes_copied;   /* bytes moved between blocks: growth copies and the final gather */
+    uint64_t growths;        /* times the capacity was increased (not the first allocation) */
+    uint64_t allocations;    /* calls to malloc, realloc or mmap/mprotect commits */
+    uint64_t peak_capacity;  /* largest capacity of the growing array, in bytes */
+    uint64_t peak_footprint; /* largest bytes held at once (old + new during a copy) */
+} hb_sink_stats;
+
+/* Parameters every strategy reads the ones it needs from. Zero fields take the defaults. */
+typedef struct hb_sink_config {
+    uint64_t size_hint;  /* exact: the Content-Length; 0 for unknown (exact then fails) */
+    uint32_t read_size;  /* largest append, in bytes (the R of the reads); default 4096 */
+    int capacity_bits;   /* httpcore: width of the signed capacity int, 8 to 64; default 32 */
+    int zero_fill;       /* httpcore, doubling, growth-1.5, additive: zero new arrays as the JVM */
+    uint32_t block_size; /* block-list: bytes per block; default 8192 */
+    uint64_t reserve;    /* mmap-reserve: address space reserved up front; default 64 GiB */
+} hb_sink_config;
+
+/* A sink: one strategy's state. The fields are private to hb_bufgrow.c. */
+typedef struct hb_sink {
+    const struct hb_sink_strategy *strategy;
+    hb_sink_config cfg;
+    uint8_t *buf;     /* the growing array (or the current block for block-list) */
+    uint64_t len;     /* bytes held */
+    uint64_t cap;     /* capacity of buf */
+    void *blocks;     /* block-list: the full blocks */
+    uint64_t nblocks; /* block-list: how many */
+    uint64_t blocks_cap;
+    uint64_t committed; /* mmap-reserve: bytes made readable and writable */
+    uint8_t *result;    /* the contiguous result once finished */
+    hb_sink_stats stats;
+} hb_sink;
+
+/* One row of the strategy registry. */
+typedef struct hb_sink_strategy {
+    const char *name; /* e.g. "httpcore"; the benchmark and --strategy name */
+    const char *desc; /* one line: the policy and the library it models */
+    int (*append)(hb_sink *s, const uint8_t *p, size_t n);
+    int (*finish)(hb_sink *s);
+    void (*release)(hb_sink *s);
+    int (*plan)(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out);
+    int complexity; /* expected growth of time with size: 1 linear, 2 quadratic (past a point) */
+} hb_sink_strategy;
+
+/* The registry, in presentation order (exact first: the lower bound). */
+extern const hb_sink_strategy hb_sink_strategies[];
+extern const size_t hb_sink_strategy_count;
+
+/* The row named name, or NULL. */
+const hb_sink_strategy *hb_sink_find(const char *name);
+
+/* Prepares *s for strategy st with *cfg (NULL: defaults); allocates the first block as the
+ * modelled library does. Returns HB_OK, HB_EINVAL (bad config) or HB_ENOMEM. Release with
+ * hb_sink_release even after an error. */
+int hb_sink_init(hb_sink *s, const hb_sink_strategy *st, const hb_sink_config *cfg);
+
+/* Appends n bytes (n <= read_size is what the pipeline does; larger n is allowed). Returns HB_OK,
+ * HB_ENOMEM, or HB_ELIMIT (exact: more than size_hint; httpcore: past the 2^(bits-1) - 1 limit
+ * of a Java array). */
+static inline int hb_sink_append(hb_sink *s, const uint8_t *p, size_t n);
+
+/* Ends the body: afterwards hb_sink_data gives all appended bytes contiguous. Strategies that
+ * keep a final copy (httpcore's toByteArray, block-list's gather) make it here. Returns HB_OK or
+ * HB_ENOMEM. */
+int hb_sink_finish(hb_sink *s);
+
+/* After hb_sink_finish: the contiguous bytes and their count. Owned by the sink: valid until
+ * hb_sink_release. */
+const uint8_t *hb_sink_data(const hb_sink *s, uint64_t *len);
+
+/* Frees everything the sink holds; *s may be initialised again. Safe after any error. */
+void hb_sink_release(hb_sink *s);
+
+/* Dry run: the stats strategy st would report for total bytes arriving in appends of exactly
+ * read_size bytes (the last one shorter), including hb_sink_finish, without allocating or copying.
+ * Returns HB_OK, HB_EINVAL or the error append would return (HB_ELIMIT). Cost: O(total/read_size)
+ * at most. */
+int hb_sink_plan(const hb_sink_strategy *st, const hb_sink_config *cfg, uint64_t total,
+                 hb_sink_stats *out);
+
+static inline int hb_sink_append(hb_sink *s, const uint8_t *p, size_t n)
+{
+    return s->strategy->append(s, p, n);
+}
+
+/* --- the body reader: chunked (and gzip) body -> reads of at most R bytes -> sink ------------ */
+
+/* The pipeline the incident ran: ChunkedInputStream (and GZIPInputStream for a gzip body) read
+ * into a byte[read_size] that is appended to the sink after every read. Input may arrive split
+ * anywhere. The reader owns its read buffer and zlib stream; the sink stays the caller's. */
+typedef struct hb_body_reader {
+    hb_dechunk dechunk;
+    hb_sink *sink;
+    int gzip;            /* the content is a gzip stream (one or more members) */
+    uint8_t *rbuf;       /* the read buffer: read_size bytes */
+    uint32_t read_size;
+    uint8_t *zbuf;       /* gzip: dechunked bytes waiting for inflate */
+    size_t zbuf_len;
+    size_t zbuf_cap;
+    void *z;             /* gzip: the z_stream */
+    int z_end;           /* gzip: the last member has ended */
+    const char *reason;  /* static text of the first error */
+    uint64_t err_offset; /* its byte offset: in the body, or in the gzip stream for zlib errors */
+    int err;
+} hb_body_reader;
+
+/* Prepares *r to read a body into sink, in reads of at most read_size bytes (0: 4096), inflating
+ * a gzip stream when gzip is nonzero. Returns HB_OK, HB_EINVAL or HB_ENOMEM. */
+int hb_body_reader_init(hb_body_reader *r, hb_sink *sink, int gzip, uint32_t read_size);
+
+/* Feeds the next len bytes of the body. Returns HB_OK, or the first error (sticky): HB_EPARSE,
+ * HB_ERANGE, HB_ELIMIT from the chunked decoding, HB_EZLIB from inflate, or a sink error; bytes
+ * after the body's final CRLF are HB_EPARSE "data after the last chunk". */
+int hb_body_reader_feed(hb_body_reader *r, const uint8_t *in, size_t len);
+
+/* Declares the end of the body: HB_OK if both the chunked coding and the gzip stream are complete,
+ * else HB_ETRUNC ("premature end of chunk-coded message body" or "truncated gzip stream").
+ * Does not finish the sink. */
+int hb_body_reader_finish(hb_body_reader *r);
+
+/* The first error's static reason and its byte offset (see err_offset). NULL if none. */
+const char *hb_body_reader_error(const hb_body_reader *r, uint64_t *offset);
+
+void hb_body_reader_release(hb_body_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HB_BUFGROW_H */

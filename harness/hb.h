@@ -1,0 +1,151 @@
+/* hb.h - hotbench's C API over google-benchmark (Debian's 1.7.1).
+ *
+ * Cases are C; one C++ file (hb_shim.cc) implements this over benchmark::State and
+ * benchmark::internal::Benchmark. A case registers C functions with argument lists or ranges,
+ * ArgNames, complexity and real time; the function reads its arguments, builds its input outside
+ * the timed region, verifies its strategy against the reference, then loops:
+ *
+ *     static void run(hb_state *st, void *arg)
+ *     {
+ *         ... build input, verify (hb_state_fail on a mismatch, then return) ...
+ *         while (hb_state_keep_running(st))
+ *             hb_do_not_optimize_u64(strategy(input));
+ *         hb_state_set_bytes_processed(st, hb_state_iterations(st) * bytes);
+ *     }
+ *
+ * Pointers handed to the harness (names, arg) must outlive the run: register static tables or
+ * memory the case keeps until exit. A benchmark that calls hb_state_fail is reported with its
+ * message, is not timed, and makes hb_main return non-zero; hb_state_skip (a budget or memory
+ * refusal) is reported and recorded in the JSON but is not a failure.
+ */
+#ifndef HB_H
+#define HB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hb_err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hb_state hb_state; /* a running benchmark: wraps benchmark::State */
+typedef struct hb_bench hb_bench; /* a registered family: wraps internal::Benchmark */
+typedef void (*hb_bench_fn)(hb_state *st, void *arg);
+
+/* Options of a run, parsed by hb_main from --hb_* flags and handed to every case's register. */
+typedef struct hb_options {
+    double budget_s;      /* --hb_budget: skip a size predicted to take longer (s); default 10 */
+    const char *profile;  /* --hb_profile: "full" (default), "quick" (CI) or "smoke" (tests) */
+    const char *data_dir; /* --hb_data: cache of generated inputs; default "data" */
+    uint32_t read_size;   /* --hb_read: bytes per read for reading cases; default 4096 */
+    int repetitions;      /* --hb_repetitions for the large sizes; 0 leaves google-benchmark's */
+} hb_options;
+
+/* A case's registration entry point: registers its families for *opt. Returns HB_OK or an
+ * hb_err code (the run stops with a message). */
+typedef int (*hb_case_register_fn)(const hb_options *opt);
+
+typedef struct hb_case {
+    const char *name;
+    hb_case_register_fn register_fn;
+} hb_case;
+
+enum hb_big_o { HB_O_NONE, HB_O_1, HB_O_N, HB_O_N2, HB_O_N3, HB_O_LOGN, HB_O_NLOGN, HB_O_AUTO };
+enum hb_unit { HB_NS, HB_US, HB_MS, HB_S };
+
+/* Counter flags, as google-benchmark's Counter::Flags (combine with |). */
+enum hb_counter_flags {
+    HB_COUNTER_DEFAULT = 0,   /* the value as given */
+    HB_COUNTER_RATE = 1,      /* divided by the elapsed time: per second */
+    HB_COUNTER_AVG_ITERS = 2, /* divided by the iterations: per iteration */
+    HB_COUNTER_1024 = 4,      /* display with binary prefixes (default decimal) */
+};
+
+/* --- the run ------------------------------------------------------------------------------ */
+
+/* Parses and removes the --hb_* flags (see hb_print_help), initialises google-benchmark with
+ * the rest (so every --benchmark_* flag works), records the run context (git revision from
+ * HB_GIT_REV in the environment, compiler, flags, library versions), calls every case's
+ * register_fn, runs the benchmarks with the console reporter (and --benchmark_out's file
+ * reporter), and returns the process exit status: 0; 1 if any benchmark failed verification or
+ * errored; 2 for a bad command line. */
+int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases);
+
+/* Adds key=value to the run's JSON "context" (benchmark::AddCustomContext). Copies both. */
+void hb_add_context(const char *key, const char *value);
+
+/* --- registration --------------------------------------------------------------------------- */
+
+/* Registers family name (e.g. "bufgrow/httpcore"); fn is called with arg for every argument
+ * tuple. Real time is used (UseRealTime). Returns the family, never NULL (aborts on OOM as
+ * google-benchmark does). */
+hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg);
+
+/* One argument tuple (benchmark::Args); n values. */
+void hb_bench_args(hb_bench *b, const int64_t *args, size_t n);
+/* Arguments lo, lo*mult, ..., hi for a single-argument family (RangeMultiplier + Range). */
+void hb_bench_range(hb_bench *b, int64_t lo, int64_t hi, int mult);
+/* Names of the arguments, in order: the benchmark is named name/<n0>:<v0>/<n1>:<v1>. */
+void hb_bench_arg_names(hb_bench *b, const char *const *names, size_t n);
+/* The Big-O to fit across the family's runs (complexity N from hb_state_set_complexity_n). */
+void hb_bench_complexity(hb_bench *b, enum hb_big_o o);
+void hb_bench_unit(hb_bench *b, enum hb_unit u);
+void hb_bench_repetitions(hb_bench *b, int n);
+void hb_bench_min_time(hb_bench *b, double seconds);
+void hb_bench_iterations(hb_bench *b, int64_t n);
+
+/* --- inside a benchmark --------------------------------------------------------------------- */
+
+/* The i-th argument of this run. */
+int64_t hb_state_arg(const hb_state *st, size_t i);
+/* Nonzero while another timed iteration is wanted (the State's for-range loop). */
+int hb_state_keep_running(hb_state *st);
+/* Iterations run so far (after the loop: the total). */
+int64_t hb_state_iterations(const hb_state *st);
+void hb_state_pause_timing(hb_state *st);
+void hb_state_resume_timing(hb_state *st);
+
+/* Bytes processed in all iterations; shown as a decimal rate (GB/s) as bytes_per_second. */
+void hb_state_set_bytes_processed(hb_state *st, int64_t bytes);
+/* Items processed in all iterations; shown as items_per_second. */
+void hb_state_set_items_processed(hb_state *st, int64_t items);
+void hb_state_set_complexity_n(hb_state *st, int64_t n);
+/* A named counter (copied), flags from hb_counter_flags. */
+void hb_state_counter(hb_state *st, const char *name, double value, int flags);
+/* A label shown after the result (copied). */
+void hb_state_set_label(hb_state *st, const char *label);
+
+/* Verification failed or the strategy errored: the run is reported with "error: <message>",
+ * not timed, and hb_main returns 1. Call before the loop, then return. printf-style. */
+void hb_state_fail(hb_state *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A refusal that is not a failure (predicted time over the budget, not enough memory): reported
+ * with "skipped: <message>" in the console and the JSON. Call before the loop, then return. */
+void hb_state_skip(hb_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The do-not-optimise barrier usable from C: the compiler must assume the value or the memory
+ * at p is read, so the computation producing it is kept (benchmark::DoNotOptimize). */
+static inline void hb_do_not_optimize_u64(uint64_t v)
+{
+    __asm__ volatile("" : : "r,m"(v) : "memory");
+}
+static inline void hb_do_not_optimize_ptr(const void *p)
+{
+    __asm__ volatile("" : : "g"(p) : "memory");
+}
+/* All pending writes to memory are assumed to be observed (benchmark::ClobberMemory). */
+static inline void hb_clobber_memory(void)
+{
+    __asm__ volatile("" : : : "memory");
+}
+
+/* Prints the --hb_* flags to f (a FILE *), for a tool's --help. */
+void hb_print_help(void *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HB_H */
