@@ -1,0 +1,512 @@
+/* bench.c - registration of the buffer-growth case (incident 1 of DESIGN.md).
+ *
+ * Families, one per strategy and body:
+ *     bufgrow/<strategy>/size:N/read:R        identity chunked body, N decoded bytes
+ *     bufgrow-gzip/<strategy>/size:N/read:R   the same payload gzip'd (Content-Encoding: gzip)
+ *     bufgrow-cliff/httpcore/width:W/size:N   httpcore with a W-bit capacity: the overflow cliff
+ * plus a baseline row in each group (memcpy of N bytes; one-shot zlib inflate of the gzip stream).
+ *
+ * One timed iteration reads the whole body: chunked decoding (and inflate) into reads of R bytes
+ * appended to the sink, then hb_sink_finish; the sink's release is outside the timed region.
+ * Before timing, each benchmark runs its strategy once with glibc's malloc perturbation on (every
+ * allocation poisoned), compares the result's size and crc32 with the generator's (and every
+ * byte when the payload is small), and fails without timing on a mismatch.
+ *
+ * Budget: a size is run only if its predicted time fits --hb_budget. The prediction is the work
+ * the strategy will do at that size - bytes appended plus bytes copied, from hb_sink_plan's dry
+ * run - times the seconds per byte of work measured at the family's previous size. So the httpcore
+ * overflow is seen coming although no smaller size shows it.
+ */
+#include "hb.h"
+#include "hb_bufgrow.h"
+#include "hb_gen.h"
+
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#define BG_MAX_INPUTS 64
+#define BG_MAX_BENCHES 64
+#define BG_MAX_VERIFIED 64
+#define BG_FULL_COMPARE_MAX (64u << 20) /* payloads up to this size are compared byte by byte */
+#define BG_CACHE_MIN (64u << 20)        /* bodies from this size on are cached under data/ */
+#define BG_GZIP_LEVEL 1                 /* nginx's default gzip_comp_level */
+#define BG_CLIFF_BITS 24                /* the narrowed width: the shift overflows at 4 MiB */
+
+/* One generated input, kept for the life of the process (inputs are shared by all strategies). */
+typedef struct bg_input {
+    uint64_t size;
+    int gzip;
+    hb_blob body;
+    hb_chunked_info info;
+    hb_blob payload;       /* the decoded payload when size <= BG_FULL_COMPARE_MAX, else empty */
+    uint8_t *gzip_stream;  /* gzip: the dechunked stream, for the inflate baseline */
+    size_t gzip_len;
+    uint32_t body_crc_n;   /* identity: crc32 of body[0 .. size), the memcpy baseline's answer */
+} bg_input;
+
+typedef struct bg_ctx bg_ctx;
+
+/* One registered family: a strategy (NULL for the baseline) on one body kind. */
+typedef struct bg_bench {
+    bg_ctx *ctx;
+    const hb_sink_strategy *strategy;
+    int gzip;
+    int capacity_bits;
+    /* the family's last measured size: what the budget predicts from */
+    double sec_per_work;
+    uint64_t verified[BG_MAX_VERIFIED];
+    size_t nverified;
+} bg_bench;
+
+struct bg_ctx {
+    hb_options opt;
+    hb_chunked_params gen; /* seed, chunk sizes; size and gzip set per input */
+    bg_input inputs[BG_MAX_INPUTS];
+    size_t ninputs;
+    bg_bench benches[BG_MAX_BENCHES];
+    size_t nbenches;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void progress(void *ctx, uint64_t done, uint64_t total)
+{
+    const bg_input *in = ctx;
+    fprintf(stderr, "\rhotbench: generating %s chunked body of %.3g GB: %3.0f%%",
+            in->gzip ? "gzip" : "identity", (double)in->size / 1e9,
+            total ? 100.0 * (double)done / (double)total : 100.0);
+    if (done >= total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* Bytes of available memory (MemAvailable), or 0 if unknown. */
+static uint64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
+/* Dechunks a whole body into a malloc'd buffer of expect bytes (the gzip stream). */
+static int dechunk_all(const hb_blob *body, size_t expect, uint8_t **out, const char **why)
+{
+    hb_dechunk d;
+    size_t used, made;
+    uint8_t *buf = malloc(expect ? expect : 1);
+    if (!buf)
+        return HB_ENOMEM;
+    hb_dechunk_init(&d);
+    int rc = hb_dechunk_run(&d, body->data, body->len, &used, buf, expect, &made);
+    if (rc == HB_DECHUNK_DONE && used == body->len && made == expect) {
+        *out = buf;
+        return HB_OK;
+    }
+    *why = rc < 0 ? hb_dechunk_error(&d, NULL) : "body does not dechunk to its gzip size";
+    free(buf);
+    return rc < 0 ? rc : HB_EPARSE;
+}
+
+/* The input for (size, gzip), generated (or loaded from the cache) on first use. */
+static bg_input *get_input(bg_ctx *c, uint64_t size, int gzip, const char **why)
+{
+    for (size_t i = 0; i < c->ninputs; i++)
+        if (c->inputs[i].size == size && c->inputs[i].gzip == gzip)
+            return &c->inputs[i];
+    if (c->ninputs == BG_MAX_INPUTS) {
+        *why = "too many distinct inputs";
+        return NULL;
+    }
+    bg_input *in = &c->inputs[c->ninputs];
+    memset(in, 0, sizeof *in);
+    in->size = size;
+    in->gzip = gzip;
+    hb_chunked_params p = c->gen;
+    p.size = size;
+    p.gzip_level = gzip ? BG_GZIP_LEVEL : -1;
+    int big = size >= BG_CACHE_MIN;
+    int rc = hb_chunked_load(&p, big ? c->opt.data_dir : NULL, big ? progress : NULL, in,
+                             &in->body, &in->info);
+    if (rc != HB_OK) {
+        *why = hb_err_str(rc);
+        return NULL;
+    }
+    if (size <= BG_FULL_COMPARE_MAX && hb_payload_load(size, p.seed, &in->payload) != HB_OK) {
+        *why = "out of memory for the reference payload";
+        return NULL;
+    }
+    if (gzip) {
+        in->gzip_len = in->info.gzip_size;
+        rc = dechunk_all(&in->body, in->gzip_len, &in->gzip_stream, why);
+        if (rc != HB_OK)
+            return NULL;
+    } else {
+        in->body_crc_n = (uint32_t)crc32_z(0, in->body.data, (size_t)size);
+    }
+    c->ninputs++;
+    return in;
+}
+
+/* --- the timed work ------------------------------------------------------------------------ */
+
+/* One read of the whole body into the sink. Returns HB_OK or an error with *why set. */
+static int read_body(const bg_input *in, hb_sink *sink, uint32_t read_size, const char **why,
+                     uint64_t *where)
+{
+    hb_body_reader r;
+    int rc = hb_body_reader_init(&r, sink, in->gzip, read_size);
+    if (rc == HB_OK)
+        rc = hb_body_reader_feed(&r, in->body.data, in->body.len);
+    if (rc == HB_OK)
+        rc = hb_body_reader_finish(&r);
+    if (rc != HB_OK) {
+        const char *reason = hb_body_reader_error(&r, where);
+        *why = reason ? reason : hb_err_str(rc);
+    } else {
+        rc = hb_sink_finish(sink);
+        if (rc != HB_OK)
+            *why = hb_err_str(rc);
+    }
+    hb_body_reader_release(&r);
+    return rc;
+}
+
+/* The baseline: memcpy of N bytes, or one-shot inflate of the gzip stream, into malloc(N). */
+static int baseline(const bg_input *in, uint8_t **out, const char **why)
+{
+    uint8_t *dst = malloc(in->size ? in->size : 1);
+    if (!dst) {
+        *why = "out of memory";
+        return HB_ENOMEM;
+    }
+    if (!in->gzip) {
+        memcpy(dst, in->body.data, in->size);
+        *out = dst;
+        return HB_OK;
+    }
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+        free(dst);
+        *why = "inflateInit2 failed";
+        return HB_EZLIB;
+    }
+    z.next_in = in->gzip_stream;
+    z.avail_in = (uInt)in->gzip_len; /* the generator's gzip streams are well under 4 GB */
+    z.next_out = dst;
+    uint64_t left = in->size;
+    int zr = Z_OK;
+    while (zr == Z_OK) {
+        uInt chunk = left > (1u << 30) ? (1u << 30) : (uInt)left;
+        z.avail_out = chunk;
+        zr = inflate(&z, Z_NO_FLUSH);
+        left -= chunk - z.avail_out;
+        if (zr == Z_BUF_ERROR && left == 0)
+            break;
+    }
+    inflateEnd(&z);
+    if (zr != Z_STREAM_END || left != 0) {
+        free(dst);
+        *why = "inflate did not end exactly at the payload size";
+        return HB_EZLIB;
+    }
+    *out = dst;
+    return HB_OK;
+}
+
+/* --- verification --------------------------------------------------------------------------- */
+
+static int was_verified(bg_bench *b, uint64_t key)
+{
+    for (size_t i = 0; i < b->nverified; i++)
+        if (b->verified[i] == key)
+            return 1;
+    return 0;
+}
+
+/* Checks data[0 .. len) against the input's answer; fills msg on a mismatch. */
+static int check_result(const bg_input *in, int is_baseline, const uint8_t *data, uint64_t len,
+                        char *msg, size_t msgsz)
+{
+    uint32_t want = is_baseline && !in->gzip ? in->body_crc_n : in->info.crc32;
+    if (len != in->size) {
+        snprintf(msg, msgsz, "size %llu, expected %llu", (unsigned long long)len,
+                 (unsigned long long)in->size);
+        return 0;
+    }
+    uint32_t got = (uint32_t)crc32_z(0, data, (size_t)len);
+    if (got != want) {
+        snprintf(msg, msgsz, "crc32 %08x, expected %08x", got, want);
+        return 0;
+    }
+    if (!is_baseline && in->payload.data && memcmp(data, in->payload.data, len) != 0) {
+        uint64_t i = 0;
+        while (data[i] == in->payload.data[i])
+            i++;
+        snprintf(msg, msgsz, "byte %llu is 0x%02x, expected 0x%02x", (unsigned long long)i,
+                 data[i], in->payload.data[i]);
+        return 0;
+    }
+    return 1;
+}
+
+/* Runs the strategy once with every allocation poisoned and checks its answer. */
+static int verify(bg_bench *b, const bg_input *in, const hb_sink_config *cfg, hb_state *st)
+{
+    const char *why = NULL;
+    uint64_t where = 0;
+    char msg[256];
+    int ok;
+    mallopt(M_PERTURB, 0x5a); /* allocations are filled with 0xa5, freed memory with 0x5a */
+    if (!b->strategy) {
+        uint8_t *out = NULL;
+        ok = baseline(in, &out, &why) == HB_OK && check_result(in, 1, out, in->size, msg,
+                                                                sizeof msg);
+        free(out);
+    } else {
+        hb_sink sink;
+        int rc = hb_sink_init(&sink, b->strategy, cfg);
+        if (rc == HB_OK)
+            rc = read_body(in, &sink, cfg->read_size, &why, &where);
+        else
+            why = hb_err_str(rc);
+        if (rc == HB_OK) {
+            uint64_t len;
+            const uint8_t *data = hb_sink_data(&sink, &len);
+            ok = check_result(in, 0, data, len, msg, sizeof msg);
+        } else {
+            ok = 0;
+        }
+        hb_sink_release(&sink);
+    }
+    mallopt(M_PERTURB, 0);
+    if (!ok) {
+        if (why)
+            hb_state_fail(st, "%s at byte %llu", why, (unsigned long long)where);
+        else
+            hb_state_fail(st, "result differs from the reference: %s", msg);
+    }
+    return ok;
+}
+
+/* --- the benchmark function ----------------------------------------------------------------- */
+
+static void run(hb_state *st, void *arg)
+{
+    bg_bench *b = arg;
+    bg_ctx *c = b->ctx;
+    int cliff = b->capacity_bits != 0;
+    uint64_t size = (uint64_t)hb_state_arg(st, cliff ? 1 : 0);
+    hb_sink_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.size_hint = size;
+    cfg.read_size = cliff ? c->opt.read_size : (uint32_t)hb_state_arg(st, 1);
+    cfg.capacity_bits = cliff ? (int)hb_state_arg(st, 0) : 0;
+
+    /* Predict the work, the memory and the time before building anything. */
+    hb_sink_stats plan;
+    memset(&plan, 0, sizeof plan);
+    plan.bytes_appended = size;
+    plan.peak_footprint = size;
+    if (b->strategy) {
+        int rc = hb_sink_plan(b->strategy, &cfg, size, &plan);
+        if (rc != HB_OK) {
+            hb_state_fail(st, "the strategy cannot hold %llu bytes: %s",
+                          (unsigned long long)size, hb_err_str(rc));
+            return;
+        }
+    }
+    double work = (double)plan.bytes_appended + (double)plan.bytes_copied;
+    uint64_t avail = mem_available();
+    if (avail && (double)plan.peak_footprint > 0.9 * (double)avail) {
+        hb_state_counter(st, "peak_bytes", (double)plan.peak_footprint, HB_COUNTER_1024);
+        hb_state_skip(st, "needs %.2f GB at its peak, %.2f GB of memory available",
+                      (double)plan.peak_footprint / 1e9, (double)avail / 1e9);
+        return;
+    }
+    if (b->sec_per_work > 0) {
+        double predicted = work * b->sec_per_work;
+        if (predicted > c->opt.budget_s) {
+            hb_state_counter(st, "predicted_s", predicted, 0);
+            hb_state_counter(st, "bytes_copied_per_byte",
+                             size ? (double)plan.bytes_copied / (double)size : 0, 0);
+            hb_state_skip(st, "predicted %.4g s > budget %g s (from %.4g bytes of work)",
+                          predicted, c->opt.budget_s, work);
+            return;
+        }
+    }
+
+    const char *why = NULL;
+    bg_input *in = get_input(c, size, b->gzip, &why);
+    if (!in) {
+        hb_state_fail(st, "cannot build the input: %s", why);
+        return;
+    }
+    uint64_t key = size ^ ((uint64_t)cfg.read_size << 40) ^ ((uint64_t)cfg.capacity_bits << 58);
+    if (!was_verified(b, key)) {
+        if (!verify(b, in, &cfg, st))
+            return;
+        if (b->nverified < BG_MAX_VERIFIED)
+            b->verified[b->nverified++] = key;
+    }
+
+    hb_sink_stats stats = plan;
+    double t0 = now_s();
+    while (hb_state_keep_running(st)) {
+        if (!b->strategy) {
+            uint8_t *out = NULL;
+            if (baseline(in, &out, &why) != HB_OK) {
+                hb_state_fail(st, "%s", why);
+                return;
+            }
+            hb_do_not_optimize_ptr(out);
+            hb_state_pause_timing(st);
+            free(out);
+            hb_state_resume_timing(st);
+            continue;
+        }
+        hb_sink sink;
+        uint64_t where = 0, len = 0;
+        int rc = hb_sink_init(&sink, b->strategy, &cfg);
+        if (rc == HB_OK)
+            rc = read_body(in, &sink, cfg.read_size, &why, &where);
+        else
+            why = hb_err_str(rc);
+        if (rc != HB_OK) {
+            hb_sink_release(&sink);
+            hb_state_fail(st, "%s at byte %llu", why, (unsigned long long)where);
+            return;
+        }
+        hb_do_not_optimize_ptr(hb_sink_data(&sink, &len));
+        hb_state_pause_timing(st);
+        stats = sink.stats;
+        hb_sink_release(&sink);
+        hb_state_resume_timing(st);
+    }
+    int64_t iters = hb_state_iterations(st);
+    if (iters > 0 && work > 0)
+        b->sec_per_work = (now_s() - t0) / (double)iters / work;
+
+    hb_state_set_bytes_processed(st, iters * (int64_t)size);
+    hb_state_set_complexity_n(st, (int64_t)size);
+    double n = size ? (double)size : 1.0;
+    hb_state_counter(st, "bytes_copied_per_byte", (double)stats.bytes_copied / n, 0);
+    hb_state_counter(st, "growths", (double)stats.growths, 0);
+    hb_state_counter(st, "allocations", (double)stats.allocations, 0);
+    hb_state_counter(st, "peak_capacity_ratio", (double)stats.peak_capacity / n, 0);
+}
+
+/* --- registration --------------------------------------------------------------------------- */
+
+static bg_bench *add_bench(bg_ctx *c, const hb_sink_strategy *s, int gzip, int bits)
+{
+    if (c->nbenches == BG_MAX_BENCHES)
+        return NULL;
+    bg_bench *b = &c->benches[c->nbenches++];
+    memset(b, 0, sizeof *b);
+    b->ctx = c;
+    b->strategy = s;
+    b->gzip = gzip;
+    b->capacity_bits = bits;
+    return b;
+}
+
+static int register_group(bg_ctx *c, int gzip, const uint64_t *sizes, size_t nsizes)
+{
+    static const char *const names[] = {"size", "read"};
+    char name[128];
+    for (size_t k = 0; k <= hb_sink_strategy_count; k++) {
+        const hb_sink_strategy *s = k == 0 ? NULL : &hb_sink_strategies[k - 1];
+        bg_bench *b = add_bench(c, s, gzip, 0);
+        if (!b)
+            return HB_ENOMEM;
+        snprintf(name, sizeof name, "%s/%s", gzip ? "bufgrow-gzip" : "bufgrow",
+                 s ? s->name : gzip ? "inflate" : "memcpy");
+        hb_bench *hb = hb_register(name, run, b);
+        hb_bench_arg_names(hb, names, 2);
+        for (size_t i = 0; i < nsizes; i++) {
+            int64_t args[2] = {(int64_t)sizes[i], (int64_t)c->opt.read_size};
+            hb_bench_args(hb, args, 2);
+        }
+        hb_bench_complexity(hb, HB_O_AUTO);
+        hb_bench_unit(hb, HB_MS);
+        hb_bench_repetitions(hb, c->opt.repetitions);
+    }
+    return HB_OK;
+}
+
+static int register_cliff(bg_ctx *c, int bits, const uint64_t *sizes, size_t nsizes)
+{
+    static const char *const names[] = {"width", "size"};
+    bg_bench *b = add_bench(c, hb_sink_find("httpcore"), 0, bits);
+    if (!b || !b->strategy)
+        return HB_ENOMEM;
+    hb_bench *hb = hb_register("bufgrow-cliff/httpcore", run, b);
+    hb_bench_arg_names(hb, names, 2);
+    for (size_t i = 0; i < nsizes; i++) {
+        int64_t args[2] = {bits, (int64_t)sizes[i]};
+        hb_bench_args(hb, args, 2);
+    }
+    hb_bench_unit(hb, HB_MS);
+    hb_bench_repetitions(hb, c->opt.repetitions);
+    return HB_OK;
+}
+
+#define KiB (UINT64_C(1) << 10)
+#define MiB (UINT64_C(1) << 20)
+
+int hb_bufgrow_register(const hb_options *opt)
+{
+    /* The case context lives until the process exits: google-benchmark calls into it. */
+    static bg_ctx ctx;
+    bg_ctx *c = &ctx;
+    c->opt = *opt;
+    hb_chunked_params_default(&c->gen);
+
+    uint64_t sizes[16];
+    size_t n = 0;
+    int full = strcmp(opt->profile, "full") == 0, smoke = strcmp(opt->profile, "smoke") == 0;
+    uint64_t top = smoke ? 256 * KiB : full ? 1024 * MiB : 16 * MiB;
+    for (uint64_t s = 64 * KiB; s <= top; s *= 4)
+        sizes[n++] = s;
+    if (full)
+        sizes[n++] = HB_GEN_DEFAULT_SIZE;
+
+    /* the cliff: at smoke size a 16-bit width (overflow past 16 KiB), else 24 bits (4 MiB) */
+    static const uint64_t cliff_full[] = {1 * MiB, 2 * MiB, 3 * MiB, 4 * MiB,
+                                          4 * MiB + 256 * KiB, 5 * MiB, 6 * MiB, 8 * MiB};
+    static const uint64_t cliff_smoke[] = {8 * KiB, 16 * KiB, 20 * KiB, 32 * KiB};
+
+    char buf[64];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->gen.seed);
+    hb_add_context("bufgrow_seed", buf);
+    snprintf(buf, sizeof buf, "%u-%u", c->gen.chunk_min, c->gen.chunk_max);
+    hb_add_context("bufgrow_chunk_size", buf);
+    snprintf(buf, sizeof buf, "%d", BG_GZIP_LEVEL);
+    hb_add_context("bufgrow_gzip_level", buf);
+
+    int rc = register_group(c, 0, sizes, n);
+    if (rc == HB_OK)
+        rc = register_group(c, 1, sizes, n);
+    if (rc == HB_OK)
+        rc = smoke ? register_cliff(c, 16, cliff_smoke, sizeof cliff_smoke / sizeof *cliff_smoke)
+                   : register_cliff(c, BG_CLIFF_BITS, cliff_full,
+                                    sizeof cliff_full / sizeof *cliff_full);
+    return rc;
+}

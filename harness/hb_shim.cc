@@ -1,0 +1,389 @@
+// hb_shim.cc - the one C++ file: hb.h's C API implemented over google-benchmark 1.7.1.
+//
+// An hb_state * is a benchmark::State *, an hb_bench * a benchmark::internal::Benchmark *; the
+// casts are the whole shim. hb_main wraps the default display reporter to count the runs that
+// failed (hb_state_fail) apart from the ones refused on purpose (hb_state_skip), so that the
+// process exit status says whether every timed strategy was verified.
+
+#include "hb.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifndef HB_BENCHMARK_VERSION
+#define HB_BENCHMARK_VERSION "unknown"
+#endif
+#ifndef HB_COMPILER
+#define HB_COMPILER "unknown"
+#endif
+#ifndef HB_BUILD_FLAGS
+#define HB_BUILD_FLAGS "unknown"
+#endif
+#ifndef HB_BUILD_TYPE
+#define HB_BUILD_TYPE "unknown"
+#endif
+
+namespace {
+
+const char kSkipPrefix[] = "skipped: ";
+
+benchmark::State &S(hb_state *st)
+{
+    return *reinterpret_cast<benchmark::State *>(st);
+}
+
+const benchmark::State &S(const hb_state *st)
+{
+    return *reinterpret_cast<const benchmark::State *>(st);
+}
+
+benchmark::internal::Benchmark *B(hb_bench *b)
+{
+    return reinterpret_cast<benchmark::internal::Benchmark *>(b);
+}
+
+std::string vformat(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = std::vsnprintf(nullptr, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return std::string(fmt);
+    std::string s(static_cast<size_t>(n) + 1, '\0');
+    std::vsnprintf(&s[0], s.size(), fmt, ap);
+    s.resize(static_cast<size_t>(n));
+    return s;
+}
+
+// Forwards everything to the default console reporter and counts failed and skipped runs.
+class CountingReporter : public benchmark::BenchmarkReporter
+{
+  public:
+    explicit CountingReporter(benchmark::BenchmarkReporter *inner) : inner_(inner)
+    {
+    }
+    bool ReportContext(const Context &context) override
+    {
+        return inner_->ReportContext(context);
+    }
+    void ReportRuns(const std::vector<Run> &runs) override
+    {
+        for (const Run &r : runs) {
+            if (!r.error_occurred)
+                continue;
+            if (r.error_message.compare(0, sizeof kSkipPrefix - 1, kSkipPrefix) == 0)
+                skipped_++;
+            else
+                failed_.push_back(r.benchmark_name() + ": " + r.error_message);
+        }
+        inner_->ReportRuns(runs);
+    }
+    void Finalize() override
+    {
+        inner_->Finalize();
+    }
+    const std::vector<std::string> &failed() const
+    {
+        return failed_;
+    }
+    size_t skipped() const
+    {
+        return skipped_;
+    }
+
+  private:
+    benchmark::BenchmarkReporter *inner_;
+    std::vector<std::string> failed_;
+    size_t skipped_ = 0;
+};
+
+// Matches --name=value; returns the value or nullptr.
+const char *flag_value(const char *arg, const char *name)
+{
+    size_t n = std::strlen(name);
+    if (std::strncmp(arg, name, n) == 0 && arg[n] == '=')
+        return arg + n + 1;
+    return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+void hb_print_help(void *f)
+{
+    std::fprintf(static_cast<FILE *>(f),
+                 "hotbench options (before or among google-benchmark's --benchmark_* flags):\n"
+                 "  --hb_profile=full|quick|smoke  sizes to run: full (default, up to the 1.7 GB\n"
+                 "                                 payloads), quick (CI: small and medium sizes),\n"
+                 "                                 smoke (tiny inputs: verify every strategy once)\n"
+                 "  --hb_budget=SECONDS            skip a size whose predicted time exceeds this\n"
+                 "                                 (default 10); skips are reported, not failures\n"
+                 "  --hb_data=DIR                  cache of generated inputs (default $HB_DATA_DIR\n"
+                 "                                 or ./data)\n"
+                 "  --hb_read=BYTES                bytes per read for the reading cases (default "
+                 "4096)\n"
+                 "  --hb_repetitions=N             repetitions of each benchmark (default: 3 for\n"
+                 "                                 full and quick, 1 for smoke)\n");
+}
+
+int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
+{
+    static hb_options opt;
+    opt.budget_s = 10.0;
+    opt.profile = "full";
+    const char *env_data = std::getenv("HB_DATA_DIR");
+    opt.data_dir = env_data && *env_data ? env_data : "data";
+    opt.read_size = 4096;
+    opt.repetitions = -1;
+
+    // Take out our flags; leave the rest for google-benchmark.
+    std::vector<char *> rest;
+    rest.push_back(argv[0]);
+    bool help = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v;
+        char *end = nullptr;
+        if ((v = flag_value(a, "--hb_budget"))) {
+            opt.budget_s = std::strtod(v, &end);
+            if (end == v || *end || !(opt.budget_s > 0)) {
+                std::fprintf(stderr, "hotbench: --hb_budget wants seconds > 0, not '%s'\n", v);
+                return 2;
+            }
+        } else if ((v = flag_value(a, "--hb_profile"))) {
+            if (std::strcmp(v, "full") && std::strcmp(v, "quick") && std::strcmp(v, "smoke")) {
+                std::fprintf(stderr, "hotbench: --hb_profile is full, quick or smoke, not '%s'\n",
+                             v);
+                return 2;
+            }
+            opt.profile = v;
+        } else if ((v = flag_value(a, "--hb_data"))) {
+            opt.data_dir = v;
+        } else if ((v = flag_value(a, "--hb_read"))) {
+            unsigned long r = std::strtoul(v, &end, 10);
+            if (end == v || *end || r == 0 || r > (1u << 24)) {
+                std::fprintf(stderr, "hotbench: --hb_read wants 1 to 16777216 bytes, not '%s'\n",
+                             v);
+                return 2;
+            }
+            opt.read_size = static_cast<uint32_t>(r);
+        } else if ((v = flag_value(a, "--hb_repetitions"))) {
+            long r = std::strtol(v, &end, 10);
+            if (end == v || *end || r < 1 || r > 1000) {
+                std::fprintf(stderr, "hotbench: --hb_repetitions wants 1 to 1000, not '%s'\n", v);
+                return 2;
+            }
+            opt.repetitions = static_cast<int>(r);
+        } else if (std::strncmp(a, "--hb_", 5) == 0) {
+            std::fprintf(stderr, "hotbench: unknown option '%s' (see --help)\n", a);
+            return 2;
+        } else {
+            if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h"))
+                help = true;
+            rest.push_back(argv[i]);
+        }
+    }
+    if (opt.repetitions < 0)
+        opt.repetitions = std::strcmp(opt.profile, "smoke") == 0 ? 1 : 3;
+    if (help) {
+        std::printf("usage: hotbench [--hb_* options] [--benchmark_* options]\n\n"
+                    "Runs every case's strategies, each verified against its reference before\n"
+                    "it is timed. Exit status: 0 all verified, 1 a strategy failed, 2 usage.\n\n");
+        hb_print_help(stdout);
+        std::printf("\ngoogle-benchmark's options follow.\n\n");
+    }
+    int rargc = static_cast<int>(rest.size());
+    rest.push_back(nullptr);
+    benchmark::Initialize(&rargc, rest.data());
+    if (benchmark::ReportUnrecognizedArguments(rargc, rest.data()))
+        return 2;
+
+    const char *rev = std::getenv("HB_GIT_REV");
+#ifdef HB_GIT_REV_BUILD
+    if (!rev || !*rev)
+        rev = HB_GIT_REV_BUILD;
+#endif
+    hb_add_context("hb_git_revision", rev && *rev ? rev : "unknown");
+    hb_add_context("hb_compiler", HB_COMPILER);
+    hb_add_context("hb_build_flags", HB_BUILD_FLAGS);
+    hb_add_context("hb_build_type", HB_BUILD_TYPE);
+    hb_add_context("hb_benchmark_version", HB_BENCHMARK_VERSION);
+    hb_add_context("hb_profile", opt.profile);
+    hb_add_context("hb_budget_s", std::to_string(opt.budget_s).c_str());
+    hb_add_context("hb_read_size", std::to_string(opt.read_size).c_str());
+    hb_add_context("hb_repetitions", std::to_string(opt.repetitions).c_str());
+
+    for (size_t i = 0; i < ncases; i++) {
+        int rc = cases[i].register_fn(&opt);
+        if (rc != HB_OK) {
+            std::fprintf(stderr, "hotbench: case %s could not register: %s\n", cases[i].name,
+                         hb_err_str(rc));
+            return 1;
+        }
+    }
+
+    CountingReporter reporter(benchmark::CreateDefaultDisplayReporter());
+    size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+
+    if (reporter.skipped())
+        std::fprintf(stderr, "hotbench: %zu benchmark(s) skipped on purpose (see 'skipped:')\n",
+                     reporter.skipped());
+    if (!reporter.failed().empty()) {
+        std::fprintf(stderr, "hotbench: %zu benchmark(s) FAILED and were not timed:\n",
+                     reporter.failed().size());
+        for (const std::string &f : reporter.failed())
+            std::fprintf(stderr, "  %s\n", f.c_str());
+        return 1;
+    }
+    if (ran == 0)
+        std::fprintf(stderr, "hotbench: no benchmark matched\n");
+    return 0;
+}
+
+void hb_add_context(const char *key, const char *value)
+{
+    benchmark::AddCustomContext(key, value);
+}
+
+hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg)
+{
+    benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(
+        name, [fn, arg](benchmark::State &st) { fn(reinterpret_cast<hb_state *>(&st), arg); });
+    b->UseRealTime();
+    return reinterpret_cast<hb_bench *>(b);
+}
+
+void hb_bench_args(hb_bench *b, const int64_t *args, size_t n)
+{
+    B(b)->Args(std::vector<int64_t>(args, args + n));
+}
+
+void hb_bench_range(hb_bench *b, int64_t lo, int64_t hi, int mult)
+{
+    B(b)->RangeMultiplier(mult)->Range(lo, hi);
+}
+
+void hb_bench_arg_names(hb_bench *b, const char *const *names, size_t n)
+{
+    B(b)->ArgNames(std::vector<std::string>(names, names + n));
+}
+
+void hb_bench_complexity(hb_bench *b, enum hb_big_o o)
+{
+    static const benchmark::BigO map[] = {benchmark::oNone, benchmark::o1,     benchmark::oN,
+                                          benchmark::oNSquared, benchmark::oNCubed,
+                                          benchmark::oLogN, benchmark::oNLogN, benchmark::oAuto};
+    B(b)->Complexity(map[o]);
+}
+
+void hb_bench_unit(hb_bench *b, enum hb_unit u)
+{
+    static const benchmark::TimeUnit map[] = {benchmark::kNanosecond, benchmark::kMicrosecond,
+                                              benchmark::kMillisecond, benchmark::kSecond};
+    B(b)->Unit(map[u]);
+}
+
+void hb_bench_repetitions(hb_bench *b, int n)
+{
+    B(b)->Repetitions(n);
+}
+
+void hb_bench_min_time(hb_bench *b, double seconds)
+{
+    B(b)->MinTime(seconds);
+}
+
+void hb_bench_iterations(hb_bench *b, int64_t n)
+{
+    B(b)->Iterations(n);
+}
+
+int64_t hb_state_arg(const hb_state *st, size_t i)
+{
+    return S(st).range(i);
+}
+
+int hb_state_keep_running(hb_state *st)
+{
+    return S(st).KeepRunning();
+}
+
+int64_t hb_state_iterations(const hb_state *st)
+{
+    return S(st).iterations();
+}
+
+void hb_state_pause_timing(hb_state *st)
+{
+    S(st).PauseTiming();
+}
+
+void hb_state_resume_timing(hb_state *st)
+{
+    S(st).ResumeTiming();
+}
+
+void hb_state_set_bytes_processed(hb_state *st, int64_t bytes)
+{
+    // SetBytesProcessed displays binary prefixes; the suite reports decimal GB/s.
+    S(st).counters["bytes_per_second"] =
+        benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kIsRate,
+                           benchmark::Counter::kIs1000);
+}
+
+void hb_state_set_items_processed(hb_state *st, int64_t items)
+{
+    S(st).SetItemsProcessed(items);
+}
+
+void hb_state_set_complexity_n(hb_state *st, int64_t n)
+{
+    S(st).SetComplexityN(n);
+}
+
+void hb_state_counter(hb_state *st, const char *name, double value, int flags)
+{
+    int f = benchmark::Counter::kDefaults;
+    if (flags & HB_COUNTER_RATE)
+        f |= benchmark::Counter::kIsRate;
+    if (flags & HB_COUNTER_AVG_ITERS)
+        f |= benchmark::Counter::kAvgIterations;
+    S(st).counters[name] =
+        benchmark::Counter(value, static_cast<benchmark::Counter::Flags>(f),
+                           (flags & HB_COUNTER_1024) ? benchmark::Counter::kIs1024
+                                                     : benchmark::Counter::kIs1000);
+}
+
+void hb_state_set_label(hb_state *st, const char *label)
+{
+    S(st).SetLabel(label);
+}
+
+void hb_state_fail(hb_state *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    std::string msg = "error: " + vformat(fmt, ap);
+    va_end(ap);
+    S(st).SkipWithError(msg.c_str());
+}
+
+void hb_state_skip(hb_state *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    std::string msg = kSkipPrefix + vformat(fmt, ap);
+    va_end(ap);
+    S(st).SkipWithError(msg.c_str());
+}
+
+} // extern "C"

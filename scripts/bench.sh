@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# bench.sh HOTBENCH [hotbench args...] - one full run of the suite, recorded.
+# Writes results/runs/<UTC time>-<git short sha>.json (google-benchmark JSON with hotbench's
+# context) through a temporary file and a rename, points results/latest.json at it, and prints
+# the console table as it goes. Exits with hotbench's status (1 if a strategy failed verification).
+set -uo pipefail
+bin=$1
+shift
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mkdir -p results/runs data
+sha=$(git rev-parse --short=12 HEAD 2>/dev/null || echo nogit)
+rev=$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+final="results/runs/${stamp}-${sha}.json"
+tmp="results/runs/.${stamp}-${sha}.json.tmp"
+echo "hotbench: writing $final (inputs cached in data/)" >&2
+HB_GIT_REV=$rev "$bin" --benchmark_out="$tmp" --benchmark_out_format=json "$@"
+status=$?
+if [ -s "$tmp" ]; then
+    mv -f "$tmp" "$final"
+    ln -sfn "runs/$(basename "$final")" results/latest.json
+    echo "hotbench: results in $final (results/latest.json points to it)" >&2
+else
+    rm -f "$tmp"
+    echo "hotbench: the run wrote no results" >&2
+fi
+exit $status

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# deps.sh - make sure the Debian packages hotbench needs are installed.
+# As root: installs what is missing (apt-get update first, once). Otherwise: prints the exact
+# apt-get line and exits 1. Takes well under a second when everything is present.
+set -euo pipefail
+
+pkgs=(cmake make gcc g++ libbenchmark-dev zlib1g-dev libexpat1-dev libcmocka-dev
+      hyperfine python3-matplotlib python3-numpy python3-scipy)
+
+missing=()
+for p in "${pkgs[@]}"; do
+    # dpkg-query is a single lookup in the status file: fast, no network.
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+    [ "$status" = installed ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "hotbench: missing Debian packages: ${missing[*]}" >&2
+    echo "install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+fi
+echo "hotbench: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >&2
+apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
