@@ -217,7 +217,9 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     hb_add_context("hb_build_type", HB_BUILD_TYPE);
     hb_add_context("hb_benchmark_version", HB_BENCHMARK_VERSION);
     hb_add_context("hb_profile", opt.profile);
-    hb_add_context("hb_budget_s", std::to_string(opt.budget_s).c_str());
+    char budget[32];
+    std::snprintf(budget, sizeof budget, "%g", opt.budget_s);
+    hb_add_context("hb_budget_s", budget);
     hb_add_context("hb_read_size", std::to_string(opt.read_size).c_str());
     hb_add_context("hb_repetitions", std::to_string(opt.repetitions).c_str());
 
