@@ -4,7 +4,7 @@
 # apt-get line and exits 1. Takes well under a second when everything is present.
 set -euo pipefail
 
-pkgs=(cmake make gcc g++ libbenchmark-dev zlib1g-dev libexpat1-dev libcmocka-dev
+pkgs=(cmake make gcc g++ libbenchmark-dev zlib1g-dev libexpat1-dev libxml2-dev libcmocka-dev
       hyperfine python3-matplotlib python3-numpy python3-scipy)
 
 missing=()

@@ -11,6 +11,10 @@
  * Memory: allocate-copy-free strategies use malloc/free, as the JVM's new byte[] does (never
  * realloc, which glibc serves by mremap above the mmap threshold without copying). The realloc
  * strategies use realloc on purpose, to show what glibc does.
+ *
+ * In builds with AddressSanitizer, hb_sink_finish poisons the bytes of the result's block past
+ * its length, so a consumer reading past hb_sink_data's length is caught even where the sink's
+ * capacity is larger than the body.
  */
 #ifndef HB_BUFGROW_H
 #define HB_BUFGROW_H
@@ -24,12 +28,30 @@
 extern "C" {
 #endif
 
-#define HB_READ_SIZE_DEFAULT 4096u    /* bytes per read: InputStream.read(byte[4096]) */
-#define HB_HTTPCORE_INITIAL 4096u     /* ByteArrayBuffer's initial capacity without length */
-#define HB_BLOCK_SIZE_DEFAULT 8192u   /* JDK 11 InputStream.readAllBytes block size */
-#define HB_SDS_MAX_PREALLOC 1048576u  /* Redis sds: double below 1 MiB, then add 1 MiB */
+#define HB_READ_SIZE_DEFAULT 4096u   /* bytes per read: InputStream.read(byte[4096]) */
+#define HB_HTTPCORE_INITIAL 4096u    /* ByteArrayBuffer's initial capacity without length */
+#define HB_BLOCK_SIZE_DEFAULT 8192u  /* JDK 11 InputStream.readAllBytes block size */
+#define HB_SDS_MAX_PREALLOC 1048576u /* Redis sds: double below 1 MiB, then add 1 MiB */
+#define HB_CAPACITY_BITS_DEFAULT 32  /* httpcore: a Java int */
+#define HB_RESERVE_DEFAULT (UINT64_C(64) << 30) /* mmap-reserve: 64 GiB of address space */
 
-/* The work a sink did (or, from hb_sink_plan, would do). Units are bytes or counts. */
+/* The work a sink did (or, from hb_sink_plan, would do). Units are bytes or counts. Only the
+ * body's bytes are counted: the block-list's array of block pointers is bookkeeping, not counted.
+ *   bytes_copied   bytes moved from one block to another: len bytes per allocate-copy-free
+ *                  growth, httpcore's final toByteArray copy, block-list's gather. For the
+ *                  realloc strategies it counts len bytes per growth, what realloc would copy if
+ *                  it moved the block by copying: an upper bound, since glibc grows blocks above
+ *                  the mmap threshold by mremap (no copy); the benchmark's time shows which.
+ *   growths        capacity increases after the first allocation: reallocations, new blocks of
+ *                  block-list, mprotect commits of mmap-reserve after the first.
+ *   allocations    malloc, realloc, mmap and mprotect calls that obtain memory for the body (the
+ *                  first block, every growth, the final copy; mmap-reserve: the reservation and
+ *                  every commit).
+ *   peak_capacity  largest capacity of the growing array (block-list: blocks x block size;
+ *                  mmap-reserve: bytes committed).
+ *   peak_footprint largest number of bytes held at once: old + new block during a growth (also
+ *                  for realloc: an upper bound, as bytes_copied), growing array + final array
+ *                  during httpcore's toByteArray and block-list's gather. */
 typedef struct hb_sink_stats {
     uint64_t bytes_appended; /* bytes handed to hb_sink_append */
     uint64_t bytes_copied;   /* bytes moved between blocks: growth copies and the final gather */
@@ -41,33 +63,58 @@ typedef struct hb_sink_stats {
 
 /* Parameters every strategy reads the ones it needs from. Zero fields take the defaults. */
 typedef struct hb_sink_config {
-    uint64_t size_hint;  /* exact: the Content-Length; 0 for unknown (exact then fails) */
-    uint32_t read_size;  /* largest append, in bytes (the R of the reads); default 4096 */
-    int capacity_bits;   /* httpcore: width of the signed capacity int, 8 to 64; default 32 */
-    int zero_fill;       /* httpcore, doubling, growth-1.5, additive: zero new arrays as the JVM */
-    uint32_t block_size; /* block-list: bytes per block; default 8192 */
-    uint64_t reserve;    /* mmap-reserve: address space reserved up front; default 64 GiB */
+    /* exact: the Content-Length. 0 means a known length of 0: any byte appended is HB_ELIMIT. */
+    uint64_t size_hint;
+    /* The size of the reads (the R of the pipeline), in bytes; default 4096. Appends may be of
+     * any size; hb_sink_plan assumes appends of exactly read_size (the last one shorter). */
+    uint32_t read_size;
+    /* httpcore: width of the signed int in which capacity << 1 is computed, 8 to 64; default 32.
+     * The width moves only the overflow of the shift (to 2^(bits-2)), so the cliff can be shown
+     * at small sizes (24 bits: at 4 MiB); the Java array limit on the length stays 2^31 - 1
+     * (2^(bits-1) - 1 for widths above 32). Other values are HB_EINVAL. */
+    int capacity_bits;
+    /* httpcore, additive, doubling, growth-1.5, block-list: zero new arrays as the JVM's new
+     * byte[] does, except the part the growth's own copy fills at once (HotSpot's C2 elides that
+     * zeroing). Off by default: a C program does not pay it. */
+    int zero_fill;
+    /* block-list: bytes per block; default 8192. */
+    uint32_t block_size;
+    /* mmap-reserve: address space reserved up front, in bytes; default 64 GiB. Rounded up to the
+     * commit granularity (64 KiB; 2 MiB for mmap-reserve-huge). If the kernel refuses it, init
+     * halves it down to 1 GiB (or the requested size if smaller); appends past what was reserved
+     * are HB_ENOMEM. */
+    uint64_t reserve;
 } hb_sink_config;
 
-/* A sink: one strategy's state. The fields are private to hb_bufgrow.c. */
+struct hb_sink_strategy;
+
+/* A sink: one strategy's state. The fields are private to bufgrow.c, except stats, which the
+ * caller may read at any time. */
 typedef struct hb_sink {
     const struct hb_sink_strategy *strategy;
-    hb_sink_config cfg;
-    uint8_t *buf;     /* the growing array (or the current block for block-list) */
-    uint64_t len;     /* bytes held */
-    uint64_t cap;     /* capacity of buf */
-    void *blocks;     /* block-list: the full blocks */
-    uint64_t nblocks; /* block-list: how many */
-    uint64_t blocks_cap;
-    uint64_t committed; /* mmap-reserve: bytes made readable and writable */
-    uint8_t *result;    /* the contiguous result once finished */
+    hb_sink_config cfg;  /* normalised: defaults filled in, reserve as actually reserved */
+    int policy;          /* the growth arithmetic (private enum in bufgrow.c) */
+    int finished;        /* hb_sink_finish has succeeded: appends are HB_EINVAL */
+    uint8_t *buf;        /* the growing array, block-list's current block, the mapping */
+    uint64_t len;        /* bytes held */
+    uint64_t cap;        /* bytes the append fast path may fill up to (block-list: in buf);
+                            set to len by hb_sink_finish */
+    uint64_t size;       /* bytes allocated at buf (mmap-reserve: committed) */
+    uint64_t used;       /* block-list: bytes in the current block */
+    uint8_t **blocks;    /* block-list: every block, the current one last */
+    uint64_t nblocks;    /* block-list: how many */
+    uint64_t blocks_cap; /* block-list: room in blocks[] (grows by doubling) */
+    uint64_t reserved;   /* mmap-reserve: bytes of address space mapped at buf */
+    uint8_t *result;     /* the contiguous result once finished (may be buf) */
     hb_sink_stats stats;
 } hb_sink;
 
-/* One row of the strategy registry. */
+/* One row of the strategy registry. The function pointers are called through the hb_sink_*
+ * functions below, which check their arguments. */
 typedef struct hb_sink_strategy {
-    const char *name; /* e.g. "httpcore"; the benchmark and --strategy name */
-    const char *desc; /* one line: the policy and the library it models */
+    const char *name;        /* e.g. "httpcore"; the benchmark and --strategy name */
+    const char *desc;        /* one line: the policy and the library it models */
+    int (*init)(hb_sink *s); /* s zeroed, strategy and normalised cfg set: first allocation */
     int (*append)(hb_sink *s, const uint8_t *p, size_t n);
     int (*finish)(hb_sink *s);
     void (*release)(hb_sink *s);
@@ -79,35 +126,40 @@ typedef struct hb_sink_strategy {
 extern const hb_sink_strategy hb_sink_strategies[];
 extern const size_t hb_sink_strategy_count;
 
-/* The row named name, or NULL. */
+/* The row named name, or NULL (also for a NULL name). */
 const hb_sink_strategy *hb_sink_find(const char *name);
 
 /* Prepares *s for strategy st with *cfg (NULL: defaults); allocates the first block as the
- * modelled library does. Returns HB_OK, HB_EINVAL (bad config) or HB_ENOMEM. Release with
- * hb_sink_release even after an error. */
+ * modelled library does. Returns HB_OK, HB_EINVAL (NULL s or st, bad config) or HB_ENOMEM.
+ * Release with hb_sink_release even after an error. */
 int hb_sink_init(hb_sink *s, const hb_sink_strategy *st, const hb_sink_config *cfg);
 
-/* Appends n bytes (n <= read_size is what the pipeline does; larger n is allowed). Returns HB_OK,
- * HB_ENOMEM, or HB_ELIMIT (exact: more than size_hint; httpcore: past the 2^(bits-1) - 1 limit
- * of a Java array). */
+/* Appends the n bytes at p (n <= read_size is what the pipeline does; larger n is allowed; n = 0
+ * does nothing). Returns HB_OK, HB_ENOMEM (also: past mmap-reserve's reservation), HB_ELIMIT
+ * (exact: more than size_hint; httpcore: past the 2^31 - 1 limit of a Java array), or HB_EINVAL
+ * (after hb_sink_finish). On an error nothing was appended and the stats are unchanged. The
+ * fits-in-capacity case is a memcpy and two additions; growth is out of line. */
 static inline int hb_sink_append(hb_sink *s, const uint8_t *p, size_t n);
 
 /* Ends the body: afterwards hb_sink_data gives all appended bytes contiguous. Strategies that
- * keep a final copy (httpcore's toByteArray, block-list's gather) make it here. Returns HB_OK or
- * HB_ENOMEM. */
+ * keep a final copy (httpcore's toByteArray, block-list's gather) make it here. Returns HB_OK,
+ * HB_ENOMEM or HB_EINVAL (never initialised). A second call does nothing and returns HB_OK. */
 int hb_sink_finish(hb_sink *s);
 
-/* After hb_sink_finish: the contiguous bytes and their count. Owned by the sink: valid until
- * hb_sink_release. */
+/* After hb_sink_finish: the contiguous bytes, *len of them (never NULL then, also for 0 bytes).
+ * Owned by the sink: valid until hb_sink_release. Before hb_sink_finish: NULL and *len = 0. */
 const uint8_t *hb_sink_data(const hb_sink *s, uint64_t *len);
 
-/* Frees everything the sink holds; *s may be initialised again. Safe after any error. */
+/* Frees everything the sink holds and zeroes *s; *s may be initialised again. Safe after any
+ * error, twice, and on a zeroed struct. */
 void hb_sink_release(hb_sink *s);
 
 /* Dry run: the stats strategy st would report for total bytes arriving in appends of exactly
- * read_size bytes (the last one shorter), including hb_sink_finish, without allocating or copying.
- * Returns HB_OK, HB_EINVAL or the error append would return (HB_ELIMIT). Cost: O(total/read_size)
- * at most. */
+ * read_size bytes (the last one shorter), including hb_sink_finish, without allocating or copying:
+ * equal field for field to a real run's. Returns HB_OK, HB_EINVAL (NULL st or out, bad config) or
+ * the error the real run would meet (HB_ELIMIT; HB_ENOMEM past mmap-reserve's reserve); on an
+ * error *out is zeroed. Exact plans with cfg->size_hint: pass the total. Cost: O(growths), with
+ * the additive phase of httpcore and additive in closed form (counts saturate at UINT64_MAX). */
 int hb_sink_plan(const hb_sink_strategy *st, const hb_sink_config *cfg, uint64_t total,
                  hb_sink_stats *out);
 
