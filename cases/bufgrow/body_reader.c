@@ -4,7 +4,8 @@
  * by EntityUtils.toByteArray into a byte[R] that is appended to the growing buffer after every
  * read. Each read is filled as full as the body allows, across calls of hb_body_reader_feed, so
  * the sink sees appends of exactly read_size bytes and a shorter last one, however the body was
- * split: the pattern hb_sink_plan assumes.
+ * split: the pattern hb_sink_plan assumes. The last, short read is appended by
+ * hb_body_reader_finish once the body is known to be complete.
  *
  * Identity: the decoder copies chunk-data straight into the read buffer; a full buffer is one
  * append. That is all the per-byte work there is: the decoder's memcpy and the sink's.
@@ -16,8 +17,8 @@
  *     the offending byte (for sink errors: consumed when the sink refused);
  *   gzip errors - every reason that mentions "gzip stream" - count bytes of the gzip stream, i.e.
  *     of the concatenated chunk-data. A header that is not gzip's is reported at the first byte of
- *     its member, a premature end at the stream's length, and any other inflate error at the last
- *     byte inflate consumed before it detected the error (zlib reports no finer position).
+ *     its member, a truncated stream at the stream's length, and any other inflate error at the
+ *     last byte inflate consumed before it detected the error (zlib reports no finer position).
  *
  * The struct's field z points to the private state below for both bodies (the read buffer's fill
  * level lives there), not only the z_stream.
@@ -88,17 +89,20 @@ int hb_body_reader_init(hb_body_reader *r, hb_sink *sink, int gzip, uint32_t rea
     r->rbuf = malloc(r->read_size);
     p = calloc(1, sizeof(*p));
     r->z = p;
-    if (!r->rbuf || !p)
+    if (!r->rbuf || !p) {
+        hb_body_reader_release(r);
         return HB_ENOMEM;
+    }
     if (r->gzip) {
         r->zbuf_cap = ZBUF_SIZE;
         r->zbuf = malloc(r->zbuf_cap);
-        if (!r->zbuf)
-            return HB_ENOMEM;
         /* 16 + MAX_WBITS: the gzip wrapper only (RFC 1952), checking CRC-32 and ISIZE. */
-        int zr = inflateInit2(&p->zs, 16 + MAX_WBITS);
-        if (zr != Z_OK)
-            return zr == Z_MEM_ERROR ? HB_ENOMEM : HB_EZLIB;
+        int zr = r->zbuf ? inflateInit2(&p->zs, 16 + MAX_WBITS) : Z_MEM_ERROR;
+        if (zr != Z_OK) {
+            hb_body_reader_release(r);
+            /* Other than memory, only a zlib built differently from its header fails here. */
+            return zr == Z_MEM_ERROR ? HB_ENOMEM : HB_EINVAL;
+        }
         p->z_ready = 1;
     }
     return HB_OK;
@@ -134,7 +138,7 @@ static int fail_zlib(hb_body_reader *r, reader_priv *p, int zr)
     const char *msg = p->zs.msg;
 
     if (zr == Z_MEM_ERROR)
-        return fail(r, HB_ENOMEM, "out of memory in inflate", p->gz_pos);
+        return fail(r, HB_ENOMEM, "out of memory inflating the gzip stream", p->gz_pos);
     if (zr == Z_BUF_ERROR) /* no progress with input and room: not expected */
         return fail(r, HB_EZLIB, "inflate made no progress in the gzip stream", p->gz_pos);
     if (zr == Z_DATA_ERROR && msg && strcmp(msg, "incorrect header check") == 0)
@@ -160,7 +164,7 @@ static int inflate_into_reads(hb_body_reader *r, reader_priv *p, const uint8_t *
         if (r->z_end) {
             /* A member ended and more bytes follow: the next member (RFC 1952 section 2.2). */
             if (inflateReset(z) != Z_OK)
-                return fail(r, HB_EZLIB, "inflateReset failed", p->gz_pos);
+                return fail(r, HB_EZLIB, "inflateReset failed on the gzip stream", p->gz_pos);
             r->z_end = 0;
             p->member_start = p->gz_pos;
         }
@@ -272,7 +276,7 @@ int hb_body_reader_finish(hb_body_reader *r)
     if (rc != HB_OK)
         return fail_dechunk(r, rc);
     if (r->gzip && !r->z_end)
-        return fail(r, HB_ETRUNC, "premature end of the gzip stream", p->gz_pos);
+        return fail(r, HB_ETRUNC, "truncated gzip stream", p->gz_pos);
     if (p->fill > 0)
         return flush_read(r, p);
     return HB_OK;

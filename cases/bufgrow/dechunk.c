@@ -58,27 +58,10 @@ static inline int hex_value(uint8_t c)
 /* tchar of RFC 9110 section 5.6.2: the characters of a token. */
 static inline int is_tchar(uint8_t c)
 {
+    static const char punct[] = "!#$%&'*+-.^_`|~";
     if ((unsigned)((c | 0x20) - 'a') < 26u || (unsigned)(c - '0') < 10u)
         return 1;
-    switch (c) {
-    case '!':
-    case '#':
-    case '$':
-    case '%':
-    case '&':
-    case '\'':
-    case '*':
-    case '+':
-    case '-':
-    case '.':
-    case '^':
-    case '_':
-    case '`':
-    case '|':
-    case '~':
-        return 1;
-    }
-    return 0;
+    return memchr(punct, c, sizeof(punct) - 1) != NULL;
 }
 
 /* VCHAR / obs-text: 0x21-0x7E and 0x80-0xFF. */
@@ -123,8 +106,8 @@ static const char r_ext_limit[] = "chunk-ext longer than " HB_STR(HB_DECHUNK_MAX
 static const char r_tr_limit[] =
     "trailer section longer than " HB_STR(HB_DECHUNK_MAX_TRAILER) " bytes";
 
-/* The byte-at-a-time part: handles in[i] (never S_DATA, S_DONE or an error state). Returns 0 to
- * go on, HB_DECHUNK_DONE after the final LF, or an error code. base is the body offset of in[0]. */
+/* The byte-at-a-time part: handles byte c at body offset off (never in S_DATA, S_DONE or an error
+ * state). Returns 0 to go on, HB_DECHUNK_DONE after the final LF, or an error code. */
 static int step(hb_dechunk *d, uint8_t c, uint64_t off)
 {
     int h;

@@ -172,7 +172,14 @@ static inline int hb_sink_append(hb_sink *s, const uint8_t *p, size_t n)
 
 /* The pipeline the incident ran: ChunkedInputStream (and GZIPInputStream for a gzip body) read
  * into a byte[read_size] that is appended to the sink after every read. Input may arrive split
- * anywhere. The reader owns its read buffer and zlib stream; the sink stays the caller's. */
+ * anywhere. Each read is filled as full as the body allows, across feeds, so the sink gets appends
+ * of exactly read_size bytes and one shorter last one (appended by hb_body_reader_finish), however
+ * the input was split: what hb_sink_plan assumes. The reader owns its read buffer and zlib
+ * stream; the sink stays the caller's.
+ * Error offsets: chunked-coding errors, "data after the last chunk" and sink errors count bytes
+ * of the body; every reason that mentions "gzip stream" counts bytes of the gzip stream (the
+ * concatenated chunk-data): a non-gzip header at its member's first byte, "truncated gzip
+ * stream" at the stream's length, other inflate errors at the last byte inflate read. */
 typedef struct hb_body_reader {
     hb_dechunk dechunk;
     hb_sink *sink;
@@ -182,7 +189,7 @@ typedef struct hb_body_reader {
     uint8_t *zbuf;       /* gzip: dechunked bytes waiting for inflate */
     size_t zbuf_len;
     size_t zbuf_cap;
-    void *z;             /* gzip: the z_stream */
+    void *z;             /* private state: read-buffer fill, offsets, the z_stream (gzip) */
     int z_end;           /* gzip: the last member has ended */
     const char *reason;  /* static text of the first error */
     uint64_t err_offset; /* its byte offset: in the body, or in the gzip stream for zlib errors */
@@ -190,7 +197,8 @@ typedef struct hb_body_reader {
 } hb_body_reader;
 
 /* Prepares *r to read a body into sink, in reads of at most read_size bytes (0: 4096), inflating
- * a gzip stream when gzip is nonzero. Returns HB_OK, HB_EINVAL or HB_ENOMEM. */
+ * a gzip stream when gzip is nonzero. Returns HB_OK, HB_EINVAL or HB_ENOMEM; on an error nothing
+ * is left allocated. */
 int hb_body_reader_init(hb_body_reader *r, hb_sink *sink, int gzip, uint32_t read_size);
 
 /* Feeds the next len bytes of the body. Returns HB_OK, or the first error (sticky): HB_EPARSE,
@@ -206,6 +214,7 @@ int hb_body_reader_finish(hb_body_reader *r);
 /* The first error's static reason and its byte offset (see err_offset). NULL if none. */
 const char *hb_body_reader_error(const hb_body_reader *r, uint64_t *offset);
 
+/* Frees the read buffer and zlib state and zeroes *r; safe after any error and twice. */
 void hb_body_reader_release(hb_body_reader *r);
 
 #ifdef __cplusplus

@@ -37,13 +37,18 @@ extern "C" {
 
 /* Decoder state. The fields are private: read them only through the functions below. */
 typedef struct hb_dechunk {
-    int state;            /* position in the grammar (private enum in hb_dechunk.c) */
-    uint64_t remaining;   /* chunk-data bytes left in the current chunk */
+    int state;            /* position in the grammar (private enum in dechunk.c); after an
+                             error, its negative hb_err code */
+    uint64_t remaining;   /* chunk-data bytes left in the current chunk (while a chunk line
+                             is read: the chunk-size so far) */
     uint64_t offset;      /* bytes of the body consumed so far: the offset of the next byte */
-    uint64_t chunks;      /* chunks whose data has been fully consumed (last-chunk not counted) */
+    uint64_t chunks;      /* chunks whose data and CRLF have been consumed (last-chunk not
+                             counted) */
     uint64_t decoded;     /* chunk-data bytes handed out so far */
-    uint32_t ext_len;     /* chunk-ext bytes on the current chunk line */
-    uint32_t trailer_len; /* trailer-section bytes so far */
+    uint32_t ext_len;     /* chunk-ext bytes on the current chunk line (from the first BWS or
+                             ";" after chunk-size up to, not including, its CR) */
+    uint32_t trailer_len; /* trailer-section bytes so far (field lines with their CRLFs; the
+                             final CRLF not counted) */
     const char *reason;   /* static text of the first error, NULL while none */
     uint64_t err_offset;  /* byte offset in the body of the first offending byte */
 } hb_dechunk;
@@ -53,12 +58,18 @@ void hb_dechunk_init(hb_dechunk *d);
 
 /* Decodes in[0 .. in_len) into out[0 .. out_cap).
  * On return *in_used bytes of input were consumed and *out_made bytes of chunk-data were written
- * (both may be 0). Returns:
- *   0               more input or more output space is needed (call again);
+ * (both may be 0). in_used and out_made must not be NULL; in may be NULL when in_len is 0 and out
+ * when out_cap is 0. chunk-data moves by one memcpy of min(bytes left in the chunk, input left,
+ * output space); chunk lines, the CRLF after chunk-data and the trailer section byte by byte.
+ * Returns:
+ *   0               more input or more output space is needed (call again); the call stops
+ *                   early only when out is full, so with output space left all input was used;
  *   HB_DECHUNK_DONE the body is complete: *in_used stops right after its final CRLF, any bytes
  *                   after it are not consumed (the caller decides whether they are an error);
  *   HB_EPARSE       malformed input; HB_ERANGE chunk-size above 2^63 - 1; HB_ELIMIT chunk-ext or
  *                   trailer section over its bound. hb_dechunk_error gives the reason and offset.
+ *                   *in_used stops before the offending byte; the chunk-data before it was
+ *                   written and counted in *out_made.
  * After an error or DONE, further calls return the same code and consume nothing. */
 int hb_dechunk_run(hb_dechunk *d, const uint8_t *in, size_t in_len, size_t *in_used, uint8_t *out,
                    size_t out_cap, size_t *out_made);
@@ -69,7 +80,11 @@ int hb_dechunk_run(hb_dechunk *d, const uint8_t *in, size_t in_len, size_t *in_u
 int hb_dechunk_finish(hb_dechunk *d);
 
 /* The first error's static reason text (NULL if none) and, through *offset if not NULL, the byte
- * offset in the body of the first offending byte (the end of input for HB_ETRUNC). */
+ * offset in the body of the first offending byte (0 if none; the end of input for HB_ETRUNC; for a
+ * bare CR, the CR's own offset). Reasons name the grammar's part, e.g. "non-hex digit in
+ * chunk-size", "bare LF in chunk line", "bare CR after chunk-data", "missing CRLF after
+ * chunk-data", "chunk-size above 2^63 - 1", "chunk-ext longer than 4096 bytes",
+ * "whitespace before ':' in trailer field", "premature end of chunk-coded message body". */
 const char *hb_dechunk_error(const hb_dechunk *d, uint64_t *offset);
 
 #ifdef __cplusplus

@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# test_cli_decode.sh - hotbench-decode's exit statuses, messages and output.
+# usage: test_cli_decode.sh TOOLS_DIR SOURCE_DIR
+#   TOOLS_DIR  the folder holding the built hotbench-decode
+#   SOURCE_DIR the source tree (for tests/fixtures)
+set -u
+
+tools=${1:?usage: test_cli_decode.sh TOOLS_DIR SOURCE_DIR}
+src=${2:?usage: test_cli_decode.sh TOOLS_DIR SOURCE_DIR}
+dec="$tools/hotbench-decode"
+fix="$src/tests/fixtures"
+body="$fix/nginx-small.gzip.chunked"
+tsv="$fix/nginx-small.tsv"
+tsv_size=$(wc -c <"$tsv")
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() {
+    passed=$((passed + 1))
+}
+
+bad() {
+    failed=$((failed + 1))
+    echo "FAIL: $*" >&2
+}
+
+# run NAME -- CMD...: runs CMD with stdout in $tmp/out, stderr in $tmp/err, status in $status.
+run() {
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+}
+
+# expect_status WHY WANT: checks $status.
+expect_status() {
+    if [ "$status" -eq "$2" ]; then ok; else bad "$1: exit status $status, expected $2 ($(head -c 300 "$tmp/err"))"; fi
+}
+
+# expect_err_line WHY LINE: stderr is exactly that one line.
+expect_err_line() {
+    if [ "$(cat "$tmp/err")" = "$2" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
+        ok
+    else
+        bad "$1: stderr was '$(cat "$tmp/err")', expected '$2'"
+    fi
+}
+
+# expect_out_file WHY FILE: stdout equals FILE byte for byte.
+expect_out_file() {
+    if cmp -s "$tmp/out" "$2"; then ok; else bad "$1: stdout differs from $2"; fi
+}
+
+expect_out_empty() {
+    if [ ! -s "$tmp/out" ]; then ok; else bad "$1: stdout not empty"; fi
+}
+
+[ -x "$dec" ] || { echo "FAIL: $dec not built" >&2; exit 1; }
+
+# --- the nginx fixture decodes to the file nginx was serving ----------------------------------
+run "$dec" dechunk --gunzip "$body"
+expect_status "fixture via FILE" 0
+expect_out_file "fixture via FILE" "$tsv"
+[ -s "$tmp/err" ] && bad "fixture via FILE: stderr not empty" || ok
+
+run "$dec" dechunk --gunzip <"$body"
+expect_status "fixture via stdin" 0
+expect_out_file "fixture via stdin" "$tsv"
+
+run "$dec" dechunk --gunzip - <"$body"
+expect_status "fixture via -" 0
+expect_out_file "fixture via -" "$tsv"
+
+cat "$body" | "$dec" dechunk --gunzip >"$tmp/out" 2>"$tmp/err"
+status=$?
+expect_status "fixture via a pipe" 0
+expect_out_file "fixture via a pipe" "$tsv"
+
+# Without --gunzip: the gzip stream itself, which gzip -dc inflates to the same file.
+run "$dec" dechunk "$body"
+expect_status "fixture without --gunzip" 0
+if gzip -dc <"$tmp/out" | cmp -s - "$tsv"; then ok; else bad "fixture without --gunzip: not the gzip stream"; fi
+
+# --- every strategy and a few read sizes give the same bytes ----------------------------------
+strategies=$("$dec" dechunk --help | sed -n '/^strategies:/,/^$/p' | awk 'NF && !/^strategies:/ {print $1}')
+[ -n "$strategies" ] && ok || bad "--help lists no strategies"
+for s in $strategies; do
+    for r in 1 7 4096 65536; do
+        # additive copies the whole buffer on every read: quadratic, slow with tiny reads.
+        [ "$s" = additive ] && [ "$r" -lt 4096 ] && continue
+        run "$dec" dechunk --gunzip --strategy "$s" --read-size "$r" --size-hint "$tsv_size" "$body"
+        expect_status "strategy $s, read size $r" 0
+        expect_out_file "strategy $s, read size $r" "$tsv"
+    done
+done
+
+# --- an identity body, made here -----------------------------------------------------------
+printf '5\r\nhello\r\n1;ext="a \\"b\\""\r\n \r\nA\r\n0123456789\r\n0\r\nX-Trailer: yes\r\n\r\n' >"$tmp/id.chunked"
+printf 'hello 0123456789' >"$tmp/id.want"
+run "$dec" dechunk "$tmp/id.chunked"
+expect_status "identity body" 0
+expect_out_file "identity body" "$tmp/id.want"
+
+printf '0\r\n\r\n' | "$dec" dechunk >"$tmp/out" 2>"$tmp/err"
+status=$?
+expect_status "empty body" 0
+expect_out_empty "empty body"
+
+# --- malformed input: exactly one line, exit status 1 ----------------------------------------
+# check_malformed WHY INPUT(printf format) LINE [OPTIONS...]
+check_malformed() {
+    local why=$1 input=$2 line=$3
+    shift 3
+    printf "$input" >"$tmp/bad"
+    run "$dec" dechunk "$@" "$tmp/bad"
+    expect_status "$why" 1
+    expect_err_line "$why" "hotbench-decode: dechunk: $line"
+    expect_out_empty "$why"
+    # The same through stdin.
+    run "$dec" dechunk "$@" <"$tmp/bad"
+    expect_status "$why (stdin)" 1
+    expect_err_line "$why (stdin)" "hotbench-decode: dechunk: $line"
+}
+
+check_malformed "non-hex digit" 'g\r\nhello\r\n0\r\n\r\n' "non-hex digit in chunk-size at byte 0"
+check_malformed "0x prefix" '0x5\r\nhello\r\n0\r\n\r\n' "non-hex digit in chunk-size at byte 1"
+check_malformed "bare LF" '5\nhello\r\n0\r\n\r\n' "bare LF in chunk line at byte 1"
+check_malformed "bare CR" '5\rhello\r\n0\r\n\r\n' "bare CR in chunk line at byte 1"
+check_malformed "data too long" '5\r\nhelloX\r\n0\r\n\r\n' "missing CRLF after chunk-data at byte 8"
+check_malformed "overflow" '11111111111111111\r\n' "chunk-size above 2^63 - 1 at byte 16"
+check_malformed "data after the last chunk" '0\r\n\r\nX' "data after the last chunk at byte 5"
+check_malformed "truncated" '5\r\nhello\r\n0\r\n' \
+    "premature end of chunk-coded message body at byte 13"
+check_malformed "empty input" '' "premature end of chunk-coded message body at byte 0"
+check_malformed "not gzip" '5\r\nhello\r\n0\r\n\r\n' \
+    "not a gzip stream (incorrect header check) at byte 0" --gunzip
+
+# The fixture cut short, inside chunk-data and inside the gzip stream's last chunk.
+size=$(wc -c <"$body")
+for cut in 1000 $((size - 7)) $((size - 1)); do
+    head -c "$cut" "$body" >"$tmp/cut"
+    run "$dec" dechunk --gunzip "$tmp/cut"
+    expect_status "fixture cut at $cut" 1
+    expect_err_line "fixture cut at $cut" \
+        "hotbench-decode: dechunk: premature end of chunk-coded message body at byte $cut"
+done
+
+# --- usage ---------------------------------------------------------------------------------
+run "$dec" dechunk --help
+expect_status "dechunk --help" 0
+grep -q -- '--strategy' "$tmp/out" && grep -q 'block-list' "$tmp/out" && ok || bad "dechunk --help text"
+
+run "$dec" --help
+expect_status "--help" 0
+grep -q 'dechunk' "$tmp/out" && ok || bad "--help lists no subcommands"
+
+run "$dec"
+expect_status "no subcommand" 2
+
+run "$dec" frobnicate
+expect_status "unknown subcommand" 2
+
+run "$dec" dechunk --bogus "$body"
+expect_status "unknown option" 2
+expect_err_line "unknown option" "hotbench-decode: dechunk: unknown option '--bogus' (see --help)"
+
+run "$dec" dechunk --strategy nope "$body"
+expect_status "unknown strategy" 2
+grep -q "unknown strategy 'nope'; valid strategies: .*block-list" "$tmp/err" && ok ||
+    bad "unknown strategy: message '$(cat "$tmp/err")'"
+
+run "$dec" dechunk --read-size 0 "$body"
+expect_status "read size 0" 2
+run "$dec" dechunk --read-size x "$body"
+expect_status "read size x" 2
+run "$dec" dechunk --strategy exact "$body"
+expect_status "exact without --size-hint" 2
+run "$dec" dechunk "$body" "$body"
+expect_status "two files" 2
+
+run "$dec" dechunk "$tmp/does-not-exist"
+expect_status "missing file" 1
+grep -q "cannot open" "$tmp/err" && ok || bad "missing file: message '$(cat "$tmp/err")'"
+
+for sub in rfc3339 volumes; do
+    run "$dec" "$sub"
+    expect_status "$sub" 2
+    case $sub in rfc3339) n=3 ;; volumes) n=4 ;; esac
+    expect_err_line "$sub" "hotbench-decode: $sub: not built yet (see issue $n)"
+done
+
+# --- write errors --------------------------------------------------------------------------
+if [ -w /dev/full ]; then
+    "$dec" dechunk --gunzip "$body" >/dev/full 2>"$tmp/err"
+    status=$?
+    expect_status "stdout full" 1
+    grep -q "writing standard output" "$tmp/err" && ok || bad "stdout full: message '$(cat "$tmp/err")'"
+fi
+# A reader that goes away: no crash by SIGPIPE, status 1, no message.
+"$dec" dechunk --gunzip "$body" 2>"$tmp/err" | head -c 1 >/dev/null
+status=${PIPESTATUS[0]}
+expect_status "closed pipe" 1
+[ -s "$tmp/err" ] && bad "closed pipe: stderr '$(cat "$tmp/err")'" || ok
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

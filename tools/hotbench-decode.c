@@ -1,0 +1,347 @@
+/* hotbench-decode - the reference decoders as filters: input from FILE or stdin, result on stdout.
+ *
+ *     hotbench-decode dechunk [--gunzip] [--strategy NAME] [--read-size N] [--size-hint N] [FILE]
+ *     hotbench-decode rfc3339 ...   (issue 3: not built yet)
+ *     hotbench-decode volumes ...   (issue 4: not built yet)
+ *
+ * dechunk runs the pipeline the benchmark times: the chunked body in 64 KiB pieces into
+ * hb_body_reader (dechunk, gunzip with --gunzip, reads of --read-size bytes) into the named sink
+ * strategy, then hb_sink_finish, and writes hb_sink_data to stdout.
+ *
+ * Exit status: 0 success; 1 malformed input (one line "hotbench-decode: dechunk: <reason> at
+ * byte <offset>" on stderr), an I/O error or out of memory; 2 a usage error. A write to a closed
+ * pipe (EPIPE) ends the program quietly with status 1.
+ *
+ * A subcommand is one row of the subcommands table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hb_bufgrow.h"
+#include "hb_err.h"
+
+#define PROG "hotbench-decode"
+#define PIECE (64u * 1024u) /* bytes read from the input per feed */
+
+enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+/* Writes all n bytes to fd. Returns 0, or -1 with errno set. */
+static int write_all(int fd, const uint8_t *p, uint64_t n)
+{
+    while (n > 0) {
+        size_t part = n > (1u << 30) ? (1u << 30) : (size_t)n;
+        ssize_t w = write(fd, p, part);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (uint64_t)w;
+    }
+    return 0;
+}
+
+/* ---- dechunk ---------------------------------------------------------------------------- */
+
+static void dechunk_usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: " PROG " dechunk [--gunzip] [--strategy NAME] [--read-size N]\n"
+        "                               [--size-hint N] [FILE]\n"
+        "\n"
+        "Decodes a raw HTTP/1.1 message body sent with Transfer-Encoding: chunked (RFC 9112\n"
+        "section 7.1) from FILE, or standard input when FILE is absent or -, and writes the\n"
+        "decoded bytes to standard output. The body is read in 64 KiB pieces into the same\n"
+        "pipeline the benchmark times: chunked decoder -> (inflate) -> reads of N bytes ->\n"
+        "the growth strategy's buffer -> stdout.\n"
+        "\n"
+        "options:\n"
+        "  --gunzip          the content is a gzip stream (Content-Encoding: gzip): inflate it\n"
+        "  --strategy NAME   the growth strategy that collects the reads (default block-list)\n"
+        "  --read-size N     bytes per read, 1 to 1073741824 (default %u)\n"
+        "  --size-hint N     the decoded size in bytes (Content-Length); needed by exact\n"
+        "  -h, --help        this text\n"
+        "\n"
+        "strategies:\n",
+        HB_READ_SIZE_DEFAULT);
+    for (size_t i = 0; i < hb_sink_strategy_count; i++)
+        fprintf(f, "  %-20s %s\n", hb_sink_strategies[i].name, hb_sink_strategies[i].desc);
+    fprintf(f, "\n"
+               "exit status: 0 decoded; 1 malformed input, an I/O error or out of memory; 2 a\n"
+               "usage error. Malformed input gives one line on standard error:\n"
+               "  " PROG ": dechunk: <reason> at byte <offset>\n"
+               "The offset counts bytes of the chunked body, except for reasons that mention the\n"
+               "gzip stream, whose offset counts bytes of the gzip stream (the chunk-data).\n");
+}
+
+static int dechunk_bad_strategy(const char *name)
+{
+    fprintf(stderr, PROG ": dechunk: unknown strategy '%s'; valid strategies:", name);
+    for (size_t i = 0; i < hb_sink_strategy_count; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", hb_sink_strategies[i].name);
+    fprintf(stderr, "\n");
+    return EXIT_USAGE;
+}
+
+/* Parses a decimal count in [min, max]. Returns 0 or -1. */
+static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef struct dechunk_opts {
+    int gunzip;
+    const hb_sink_strategy *strategy;
+    uint32_t read_size;
+    uint64_t size_hint;
+    int have_size_hint;
+    const char *file; /* NULL: stdin */
+} dechunk_opts;
+
+/* Parses argv (argv[0] is the subcommand). Returns -1 to go on, else the exit status. */
+static int dechunk_args(int argc, char **argv, dechunk_opts *o)
+{
+    enum { OPT_GUNZIP = 256, OPT_STRATEGY, OPT_READ_SIZE, OPT_SIZE_HINT };
+    static const struct option longopts[] = {
+        {"gunzip", no_argument, NULL, OPT_GUNZIP},
+        {"strategy", required_argument, NULL, OPT_STRATEGY},
+        {"read-size", required_argument, NULL, OPT_READ_SIZE},
+        {"size-hint", required_argument, NULL, OPT_SIZE_HINT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *strategy = "block-list";
+    uint64_t v;
+    int c;
+
+    memset(o, 0, sizeof(*o));
+    o->read_size = HB_READ_SIZE_DEFAULT;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_GUNZIP:
+            o->gunzip = 1;
+            break;
+        case OPT_STRATEGY:
+            strategy = optarg;
+            break;
+        case OPT_READ_SIZE:
+            if (parse_count(optarg, 1, UINT64_C(1) << 30, &v) != 0) {
+                fprintf(stderr,
+                        PROG ": dechunk: --read-size wants a byte count from 1 to "
+                             "1073741824, not '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            o->read_size = (uint32_t)v;
+            break;
+        case OPT_SIZE_HINT:
+            if (parse_count(optarg, 0, UINT64_MAX, &v) != 0) {
+                fprintf(stderr, PROG ": dechunk: --size-hint wants a byte count, not '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            o->size_hint = v;
+            o->have_size_hint = 1;
+            break;
+        case 'h':
+            dechunk_usage(stdout);
+            return fflush(stdout) == 0 ? 0 : EXIT_INPUT;
+        case ':':
+            fprintf(stderr, PROG ": dechunk: option '%s' needs a value (see --help)\n",
+                    argv[optind - 1]);
+            return EXIT_USAGE;
+        default:
+            fprintf(stderr, PROG ": dechunk: unknown option '%s' (see --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        fprintf(stderr, PROG ": dechunk: one FILE at most (see --help)\n");
+        return EXIT_USAGE;
+    }
+    if (optind < argc && strcmp(argv[optind], "-") != 0)
+        o->file = argv[optind];
+    o->strategy = hb_sink_find(strategy);
+    if (!o->strategy)
+        return dechunk_bad_strategy(strategy);
+    if (strcmp(o->strategy->name, "exact") == 0 && !o->have_size_hint) {
+        fprintf(stderr, PROG ": dechunk: strategy exact needs the decoded size: pass "
+                             "--size-hint N\n");
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Reads the input into the reader. Returns 0, or the exit status after printing the message. */
+static int dechunk_read(int fd, const char *name, hb_body_reader *r, uint8_t *piece)
+{
+    uint64_t off;
+    int rc = HB_OK;
+
+    for (;;) {
+        ssize_t n = read(fd, piece, PIECE);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, PROG ": dechunk: reading %s: %s\n", name, strerror(errno));
+            return EXIT_INPUT;
+        }
+        if (n == 0)
+            break;
+        rc = hb_body_reader_feed(r, piece, (size_t)n);
+        if (rc != HB_OK)
+            break;
+    }
+    if (rc == HB_OK)
+        rc = hb_body_reader_finish(r);
+    if (rc != HB_OK) {
+        const char *reason = hb_body_reader_error(r, &off);
+        fprintf(stderr, PROG ": dechunk: %s at byte %" PRIu64 "\n",
+                reason ? reason : hb_err_str(rc), off);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+static int cmd_dechunk(int argc, char **argv)
+{
+    dechunk_opts o;
+    hb_sink sink;
+    hb_body_reader reader;
+    uint8_t *piece = NULL;
+    const char *name;
+    int fd = STDIN_FILENO, status, rc;
+
+    status = dechunk_args(argc, argv, &o);
+    if (status >= 0)
+        return status;
+    name = o.file ? o.file : "standard input";
+    if (o.file) {
+        fd = open(o.file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            fprintf(stderr, PROG ": dechunk: cannot open %s: %s\n", o.file, strerror(errno));
+            return EXIT_INPUT;
+        }
+    }
+
+    hb_sink_config cfg = {.size_hint = o.size_hint, .read_size = o.read_size};
+    memset(&sink, 0, sizeof(sink));
+    memset(&reader, 0, sizeof(reader));
+    status = EXIT_INPUT;
+    rc = hb_sink_init(&sink, o.strategy, &cfg);
+    if (rc != HB_OK) {
+        fprintf(stderr, PROG ": dechunk: cannot start strategy %s: %s\n", o.strategy->name,
+                hb_err_str(rc));
+        goto out;
+    }
+    rc = hb_body_reader_init(&reader, &sink, o.gunzip, o.read_size);
+    piece = malloc(PIECE);
+    if (rc != HB_OK || !piece) {
+        fprintf(stderr, PROG ": dechunk: %s\n", hb_err_str(rc != HB_OK ? rc : HB_ENOMEM));
+        goto out;
+    }
+    status = dechunk_read(fd, name, &reader, piece);
+    if (status != 0)
+        goto out;
+    status = EXIT_INPUT;
+    rc = hb_sink_finish(&sink);
+    if (rc != HB_OK) {
+        fprintf(stderr, PROG ": dechunk: strategy %s: %s\n", o.strategy->name, hb_err_str(rc));
+        goto out;
+    }
+    uint64_t len = 0;
+    const uint8_t *data = hb_sink_data(&sink, &len);
+    if (write_all(STDOUT_FILENO, data, len) != 0) {
+        if (errno != EPIPE) /* a reader that went away is not worth a message */
+            fprintf(stderr, PROG ": dechunk: writing standard output: %s\n", strerror(errno));
+        goto out;
+    }
+    status = 0;
+out:
+    free(piece);
+    hb_body_reader_release(&reader);
+    hb_sink_release(&sink);
+    if (o.file)
+        close(fd);
+    return status;
+}
+
+/* ---- the subcommands -------------------------------------------------------------------- */
+
+typedef struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand; NULL: not built yet */
+    const char *summary;
+    const char *issue; /* where the one not built yet is planned */
+} subcommand;
+
+/* clang-format off */
+/* name       run          summary                                                   issue */
+static const subcommand subcommands[] = {
+    {"dechunk", cmd_dechunk, "chunked HTTP body (optionally gzip) -> decoded bytes",     NULL},
+    {"rfc3339", NULL,        "RFC 3339 timestamps, one a line -> seconds, nanoseconds", "issue 3"},
+    {"volumes", NULL,        "EC2 DescribeVolumes XML -> the volumes as JSON",          "issue 4"},
+};
+/* clang-format on */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " PROG " SUBCOMMAND [options] [FILE]\n"
+            "\n"
+            "The reference decoders of hotbench as filters: FILE (or standard input) in,\n"
+            "the decoded result on standard output. '" PROG " SUBCOMMAND --help' for its options.\n"
+            "\n"
+            "subcommands:\n");
+    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+        fprintf(f, "  %-10s %s%s%s%s\n", subcommands[i].name, subcommands[i].summary,
+                subcommands[i].run ? "" : " (not built yet, see ",
+                subcommands[i].run ? "" : subcommands[i].issue, subcommands[i].run ? "" : ")");
+}
+
+int main(int argc, char **argv)
+{
+    /* Writes to a closed pipe fail with EPIPE instead of killing the process. */
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(stdout);
+        return fflush(stdout) == 0 ? 0 : EXIT_INPUT;
+    }
+    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+        const subcommand *sc = &subcommands[i];
+        if (strcmp(argv[1], sc->name) != 0)
+            continue;
+        if (!sc->run) {
+            fprintf(stderr, PROG ": %s: not built yet (see %s)\n", sc->name, sc->issue);
+            return EXIT_USAGE;
+        }
+        return sc->run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, PROG ": unknown subcommand '%s' (see --help)\n", argv[1]);
+    return EXIT_USAGE;
+}
