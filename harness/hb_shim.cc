@@ -200,6 +200,16 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
         hb_print_help(stdout);
         std::printf("\ngoogle-benchmark's options follow.\n\n");
     }
+    // Repetitions go through google-benchmark's own flag (unless given), so that benchmark
+    // names stay <case>/<strategy>/<arg>:<value> without a "repeats:" part.
+    static std::string reps;
+    bool reps_given = false;
+    for (char *a : rest)
+        reps_given = reps_given || flag_value(a, "--benchmark_repetitions") != nullptr;
+    if (!reps_given) {
+        reps = "--benchmark_repetitions=" + std::to_string(opt.repetitions);
+        rest.push_back(&reps[0]);
+    }
     int rargc = static_cast<int>(rest.size());
     rest.push_back(nullptr);
     benchmark::Initialize(&rargc, rest.data());

@@ -15,7 +15,8 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 final="results/runs/${stamp}-${sha}.json"
 tmp="results/runs/.${stamp}-${sha}.json.tmp"
 echo "hotbench: writing $final (inputs cached in data/)" >&2
-HB_GIT_REV=$rev "$bin" --benchmark_out="$tmp" --benchmark_out_format=json "$@"
+HB_GIT_REV=$rev "$bin" --benchmark_out="$tmp" --benchmark_out_format=json \
+    --benchmark_display_aggregates_only=true "$@"
 status=$?
 if [ -s "$tmp" ]; then
     mv -f "$tmp" "$final"

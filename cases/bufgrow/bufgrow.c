@@ -824,27 +824,27 @@ static int blocks_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats 
 /* clang-format off */
 const hb_sink_strategy hb_sink_strategies[] = {
     /* name                  description: the policy and the library it models
-     *  init          append         finish         release         plan            O(n^k) */
+     *  init          append         finish         release         plan            O(n^k) realloc */
     {"exact",                "Content-Length known: one malloc of the final size (the lower bound)",
-        exact_init,     lin_append,    lin_finish,    lin_release,    exact_plan,     1},
+        exact_init,     lin_append,    lin_finish,    lin_release,    exact_plan,     1, 0},
     {"httpcore",             "Apache httpcore 4.4 ByteArrayBuffer: int capacity << 1 wraps at 2^30",
-        httpcore_init,  lin_append,    lin_finish,    lin_release,    httpcore_plan,  2},
+        httpcore_init,  lin_append,    lin_finish,    lin_release,    httpcore_plan,  2, 0},
     {"additive",             "alloc-copy-free to exactly what is needed (httpcore past 2^30)",
-        additive_init,  lin_append,    lin_finish,    lin_release,    additive_plan,  2},
+        additive_init,  lin_append,    lin_finish,    lin_release,    additive_plan,  2, 0},
     {"doubling",             "alloc-copy-free to max(2 cap, needed): JDK ByteArrayOutputStream",
-        doubling_init,  lin_append,    lin_finish,    lin_release,    doubling_plan,  1},
+        doubling_init,  lin_append,    lin_finish,    lin_release,    doubling_plan,  1, 0},
     {"growth-1.5",           "alloc-copy-free to max(1.5 cap, needed): java.util.ArrayList",
-        growth15_init,  lin_append,    lin_finish,    lin_release,    growth15_plan,  1},
+        growth15_init,  lin_append,    lin_finish,    lin_release,    growth15_plan,  1, 0},
     {"realloc-doubling",     "glibc realloc to max(2 cap, needed): big blocks mremap, no copy",
-        realloc2_init,  lin_append,    lin_finish,    lin_release,    realloc2_plan,  1},
+        realloc2_init,  lin_append,    lin_finish,    lin_release,    realloc2_plan,  1, 1},
     {"sds",                  "Redis sds via realloc: 2 x needed below 1 MiB, then needed + 1 MiB",
-        sds_init,       lin_append,    lin_finish,    lin_release,    sds_plan,       1},
+        sds_init,       lin_append,    lin_finish,    lin_release,    sds_plan,       1, 1},
     {"block-list",           "JDK 11 InputStream.readAllBytes: 8 KiB blocks, one gather copy",
-        blocks_init,    blocks_append, blocks_finish, blocks_release, blocks_plan,    1},
+        blocks_init,    blocks_append, blocks_finish, blocks_release, blocks_plan,    1, 0},
     {"mmap-reserve",         "mmap PROT_NONE reservation, mprotect commits: never copies",
-        mmap_init,      lin_append,    lin_finish,    lin_release,    mmap_plan,      1},
+        mmap_init,      lin_append,    lin_finish,    lin_release,    mmap_plan,      1, 0},
     {"mmap-reserve-huge",    "mmap-reserve + madvise(MADV_HUGEPAGE), 2 MiB-aligned and steps",
-        mmap_huge_init, lin_append,    lin_finish,    lin_release,    mmap_huge_plan, 1},
+        mmap_huge_init, lin_append,    lin_finish,    lin_release,    mmap_huge_plan, 1, 0},
 };
 /* clang-format on */
 

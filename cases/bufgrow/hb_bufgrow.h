@@ -120,6 +120,8 @@ typedef struct hb_sink_strategy {
     void (*release)(hb_sink *s);
     int (*plan)(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out);
     int complexity; /* expected growth of time with size: 1 linear, 2 quadratic (past a point) */
+    int uses_realloc; /* 1: growth is realloc, so bytes_copied is an upper bound (glibc moves
+                       * blocks above the mmap threshold with mremap, copying nothing) */
 } hb_sink_strategy;
 
 /* The registry, in presentation order (exact first: the lower bound). */
