@@ -40,7 +40,8 @@ typedef struct hb_options {
     const char *profile;  /* --hb_profile: "full" (default), "quick" (CI) or "smoke" (tests) */
     const char *data_dir; /* --hb_data: cache of generated inputs; default "data" */
     uint32_t read_size;   /* --hb_read: bytes per read for reading cases; default 4096 */
-    int repetitions;      /* --hb_repetitions for the large sizes; 0 leaves google-benchmark's */
+    int repetitions;      /* --hb_repetitions (or --benchmark_repetitions): of every benchmark;
+                           * default 3, 1 for the smoke profile */
 } hb_options;
 
 /* A case's registration entry point: registers its families for *opt. Returns HB_OK or an
@@ -89,7 +90,10 @@ void hb_bench_args(hb_bench *b, const int64_t *args, size_t n);
 void hb_bench_range(hb_bench *b, int64_t lo, int64_t hi, int mult);
 /* Names of the arguments, in order: the benchmark is named name/<n0>:<v0>/<n1>:<v1>. */
 void hb_bench_arg_names(hb_bench *b, const char *const *names, size_t n);
-/* The Big-O to fit across the family's runs (complexity N from hb_state_set_complexity_n). */
+/* The Big-O to fit across the family's successful runs (N from hb_state_set_complexity_n),
+ * reported as <family>_BigO and _RMS rows. The shim fits it (least squares of t = c g(N), the
+ * smallest RMS for HB_O_AUTO), not google-benchmark, whose 1.7.1 crashes when every run of a
+ * family with a complexity fails. */
 void hb_bench_complexity(hb_bench *b, enum hb_big_o o);
 void hb_bench_unit(hb_bench *b, enum hb_unit u);
 void hb_bench_repetitions(hb_bench *b, int n);

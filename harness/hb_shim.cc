@@ -9,10 +9,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,31 +65,114 @@ std::string vformat(const char *fmt, va_list ap)
     return s;
 }
 
-// Forwards everything to the default console reporter and counts failed and skipped runs.
-class CountingReporter : public benchmark::BenchmarkReporter
+// The Big-O each family asked for (hb_bench_complexity), by family name. google-benchmark 1.7.1
+// crashes when every run of a family with a complexity fails (it takes the first of its
+// successful runs), and hotbench fails runs on purpose, so the shim fits complexity itself, in
+// the reporter, the way google-benchmark does: least squares of t = c * g(N) for each candidate
+// g, keeping the one with the smallest RMS; reported as the usual _BigO and _RMS rows.
+std::map<std::string, benchmark::BigO> &wanted_complexity()
+{
+    static std::map<std::string, benchmark::BigO> m;
+    return m;
+}
+
+std::map<benchmark::internal::Benchmark *, std::string> &family_names()
+{
+    static std::map<benchmark::internal::Benchmark *, std::string> m;
+    return m;
+}
+
+double big_o_g(benchmark::BigO o, double n)
+{
+    switch (o) {
+    case benchmark::oN:
+        return n;
+    case benchmark::oNSquared:
+        return n * n;
+    case benchmark::oNCubed:
+        return n * n * n;
+    case benchmark::oLogN:
+        return std::log2(n);
+    case benchmark::oNLogN:
+        return n * std::log2(n);
+    default:
+        return 1.0;
+    }
+}
+
+struct Fit {
+    benchmark::BigO o;
+    double coef; // seconds per g(N)
+    double rms;  // relative: RMS of the residuals / mean time
+};
+
+Fit fit_big_o(benchmark::BigO want, const std::vector<double> &n, const std::vector<double> &t)
+{
+    static const benchmark::BigO all[] = {benchmark::o1,     benchmark::oLogN,
+                                          benchmark::oN,     benchmark::oNLogN,
+                                          benchmark::oNSquared, benchmark::oNCubed};
+    Fit best = {benchmark::oNone, 0, INFINITY};
+    double mean = 0;
+    for (double x : t)
+        mean += x / static_cast<double>(t.size());
+    for (benchmark::BigO o : all) {
+        if (want != benchmark::oAuto && o != want)
+            continue;
+        double gg = 0, gt = 0;
+        for (size_t i = 0; i < n.size(); i++) {
+            double g = big_o_g(o, n[i]);
+            gg += g * g;
+            gt += g * t[i];
+        }
+        double c = gg > 0 ? gt / gg : 0, ss = 0;
+        for (size_t i = 0; i < n.size(); i++) {
+            double r = t[i] - c * big_o_g(o, n[i]);
+            ss += r * r;
+        }
+        double rms = mean > 0 ? std::sqrt(ss / static_cast<double>(n.size())) / mean : 0;
+        if (rms < best.rms)
+            best = {o, c, rms};
+    }
+    return best;
+}
+
+// Forwards to an inner reporter (the default console reporter, or the --benchmark_out file
+// reporter), adds the _BigO and _RMS rows at the end of each family that asked for them, and
+// counts the runs that failed (hb_state_fail) apart from those refused on purpose (hb_state_skip).
+class Reporter : public benchmark::BenchmarkReporter
 {
   public:
-    explicit CountingReporter(benchmark::BenchmarkReporter *inner) : inner_(inner)
+    explicit Reporter(benchmark::BenchmarkReporter *inner) : inner_(inner)
     {
     }
     bool ReportContext(const Context &context) override
     {
+        // google-benchmark points this reporter's streams at the output file: pass them on.
+        inner_->SetOutputStream(&GetOutputStream());
+        inner_->SetErrorStream(&GetErrorStream());
         return inner_->ReportContext(context);
     }
     void ReportRuns(const std::vector<Run> &runs) override
     {
         for (const Run &r : runs) {
-            if (!r.error_occurred)
-                continue;
-            if (r.error_message.compare(0, sizeof kSkipPrefix - 1, kSkipPrefix) == 0)
-                skipped_++;
-            else
-                failed_.push_back(r.benchmark_name() + ": " + r.error_message);
+            if (r.run_name.function_name != family_) {
+                FlushComplexity();
+                family_ = r.run_name.function_name;
+            }
+            if (r.error_occurred) {
+                if (r.error_message.compare(0, sizeof kSkipPrefix - 1, kSkipPrefix) == 0)
+                    skipped_++;
+                else
+                    failed_.push_back(r.benchmark_name() + ": " + r.error_message);
+            } else if (r.run_type == Run::RT_Iteration && r.iterations > 0) {
+                family_runs_.push_back(r);
+            }
         }
         inner_->ReportRuns(runs);
     }
     void Finalize() override
     {
+        FlushComplexity();
         inner_->Finalize();
     }
     const std::vector<std::string> &failed() const
@@ -99,7 +185,52 @@ class CountingReporter : public benchmark::BenchmarkReporter
     }
 
   private:
+    void FlushComplexity()
+    {
+        std::vector<Run> runs;
+        runs.swap(family_runs_);
+        auto want = wanted_complexity().find(family_);
+        if (want == wanted_complexity().end() || want->second == benchmark::oNone ||
+            runs.size() < 2)
+            return;
+        std::vector<double> n, real, cpu;
+        for (const Run &r : runs) {
+            n.push_back(static_cast<double>(r.complexity_n));
+            real.push_back(r.real_accumulated_time / static_cast<double>(r.iterations));
+            cpu.push_back(r.cpu_accumulated_time / static_cast<double>(r.iterations));
+        }
+        Fit fr = fit_big_o(want->second, n, real);
+        Fit fc = fit_big_o(fr.o, n, cpu);
+        Run big_o = runs.front();
+        big_o.run_name.args.clear();
+        big_o.run_name.repetitions.clear();
+        big_o.run_type = Run::RT_Aggregate;
+        big_o.per_family_instance_index = 0;
+        big_o.repetition_index = Run::no_repetition_index;
+        big_o.iterations = 0;
+        big_o.counters.clear();
+        big_o.complexity = fr.o;
+        big_o.complexity_n = 0;
+        big_o.memory_result = nullptr;
+        Run rms = big_o;
+        big_o.aggregate_name = "BigO";
+        big_o.aggregate_unit = benchmark::kTime;
+        big_o.real_accumulated_time = fr.coef;
+        big_o.cpu_accumulated_time = fc.coef;
+        big_o.report_big_o = true;
+        rms.aggregate_name = "RMS";
+        rms.aggregate_unit = benchmark::kPercentage;
+        // reporters multiply times by the unit's multiplier; a relative RMS must not be scaled
+        double mult = benchmark::GetTimeUnitMultiplier(rms.time_unit);
+        rms.real_accumulated_time = fr.rms / mult;
+        rms.cpu_accumulated_time = fc.rms / mult;
+        rms.report_rms = true;
+        inner_->ReportRuns({big_o, rms});
+    }
+
     benchmark::BenchmarkReporter *inner_;
+    std::string family_;
+    std::vector<Run> family_runs_;
     std::vector<std::string> failed_;
     size_t skipped_ = 0;
 };
@@ -204,8 +335,18 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     // names stay <case>/<strategy>/<arg>:<value> without a "repeats:" part.
     static std::string reps;
     bool reps_given = false;
-    for (char *a : rest)
-        reps_given = reps_given || flag_value(a, "--benchmark_repetitions") != nullptr;
+    const char *out_file = nullptr, *out_format = "json";
+    for (char *a : rest) {
+        const char *v;
+        if ((v = flag_value(a, "--benchmark_repetitions"))) {
+            reps_given = true;
+            opt.repetitions = std::atoi(v);
+        }
+        if ((v = flag_value(a, "--benchmark_out")))
+            out_file = v;
+        if ((v = flag_value(a, "--benchmark_out_format")))
+            out_format = v;
+    }
     if (!reps_given) {
         reps = "--benchmark_repetitions=" + std::to_string(opt.repetitions);
         rest.push_back(&reps[0]);
@@ -242,9 +383,23 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
         }
     }
 
-    CountingReporter reporter(benchmark::CreateDefaultDisplayReporter());
-    size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+    Reporter display(benchmark::CreateDefaultDisplayReporter());
+    std::unique_ptr<benchmark::BenchmarkReporter> file_inner;
+    std::unique_ptr<Reporter> file;
+    if (out_file && *out_file) {
+        if (!std::strcmp(out_format, "json"))
+            file_inner.reset(new benchmark::JSONReporter);
+        else if (!std::strcmp(out_format, "console"))
+            file_inner.reset(new benchmark::ConsoleReporter(benchmark::ConsoleReporter::OO_None));
+        else {
+            std::fprintf(stderr, "hotbench: --benchmark_out_format is json or console (csv is deprecated in google-benchmark)\n");
+            return 2;
+        }
+        file.reset(new Reporter(file_inner.get()));
+    }
+    size_t ran = benchmark::RunSpecifiedBenchmarks(&display, file.get());
     benchmark::Shutdown();
+    const Reporter &reporter = display;
 
     if (reporter.skipped())
         std::fprintf(stderr, "hotbench: %zu benchmark(s) skipped on purpose (see 'skipped:')\n",
@@ -271,6 +426,7 @@ hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg)
     benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(
         name, [fn, arg](benchmark::State &st) { fn(reinterpret_cast<hb_state *>(&st), arg); });
     b->UseRealTime();
+    family_names()[b] = name;
     return reinterpret_cast<hb_bench *>(b);
 }
 
@@ -294,7 +450,8 @@ void hb_bench_complexity(hb_bench *b, enum hb_big_o o)
     static const benchmark::BigO map[] = {benchmark::oNone, benchmark::o1,     benchmark::oN,
                                           benchmark::oNSquared, benchmark::oNCubed,
                                           benchmark::oLogN, benchmark::oNLogN, benchmark::oAuto};
-    B(b)->Complexity(map[o]);
+    // Fitted by the shim's reporter, not by google-benchmark (see wanted_complexity).
+    wanted_complexity()[family_names()[B(b)]] = map[o];
 }
 
 void hb_bench_unit(hb_bench *b, enum hb_unit u)

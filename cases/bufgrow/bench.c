@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define BG_MAX_INPUTS 64
@@ -35,6 +36,8 @@
 #define BG_CACHE_MIN (64u << 20)        /* bodies from this size on are cached under data/ */
 #define BG_GZIP_LEVEL 1                 /* nginx's default gzip_comp_level */
 #define BG_CLIFF_BITS 24                /* the narrowed width: the shift overflows at 4 MiB */
+#define BG_DEFAULT_S_PER_BYTE 1e-9      /* budget before a measurement: 1 GB/s of first touch */
+#define BG_DEFAULT_S_PER_INFLATED 4e-9  /* and 0.25 GB/s of inflate */
 
 /* One generated input, kept for the life of the process (inputs are shared by all strategies). */
 typedef struct bg_input {
@@ -78,14 +81,16 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Progress of a long generation on stderr: one updating line on a terminal, else the end only. */
 static void progress(void *ctx, uint64_t done, uint64_t total)
 {
     const bg_input *in = ctx;
-    fprintf(stderr, "\rhotbench: generating %s chunked body of %.3g GB: %3.0f%%",
+    int tty = isatty(STDERR_FILENO);
+    if (!tty && done < total)
+        return;
+    fprintf(stderr, "%shotbench: %s chunked body of %.3g GB: %3.0f%%%s", tty ? "\r" : "",
             in->gzip ? "gzip" : "identity", (double)in->size / 1e9,
-            total ? 100.0 * (double)done / (double)total : 100.0);
-    if (done >= total)
-        fputc('\n', stderr);
+            total ? 100.0 * (double)done / (double)total : 100.0, done >= total ? "\n" : "");
     fflush(stderr);
 }
 
@@ -344,8 +349,15 @@ static void run(hb_state *st, void *arg)
                       (double)plan.peak_footprint / 1e9, (double)avail / 1e9);
         return;
     }
-    if (b->sec_per_work > 0) {
-        double predicted = work * b->sec_per_work;
+    {
+        /* Measured seconds per byte of work at the previous size; before any size of the family
+         * ran in this process (a filter can select one size alone), a pessimistic default: page
+         * faults on fresh memory at 1 GB/s for every byte appended or copied, plus inflate at
+         * 0.25 GB/s for a gzip body. */
+        double predicted = b->sec_per_work > 0
+                               ? work * b->sec_per_work
+                               : work * BG_DEFAULT_S_PER_BYTE +
+                                     (b->gzip ? (double)size * BG_DEFAULT_S_PER_INFLATED : 0);
         if (predicted > c->opt.budget_s) {
             hb_state_counter(st, "predicted_s", predicted, 0);
             hb_state_counter(st, "bytes_copied_per_byte",
@@ -359,7 +371,7 @@ static void run(hb_state *st, void *arg)
     const char *why = NULL;
     bg_input *in = get_input(c, size, b->gzip, &why);
     if (!in) {
-        hb_state_fail(st, "cannot build the input: %s", why);
+        hb_state_fail(st, "cannot build the input (cache in %s): %s", c->opt.data_dir, why);
         return;
     }
     uint64_t key = size ^ ((uint64_t)cfg.read_size << 40) ^ ((uint64_t)cfg.capacity_bits << 58);
