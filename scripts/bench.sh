@@ -22,6 +22,7 @@ if [ -s "$tmp" ]; then
     mv -f "$tmp" "$final"
     ln -sfn "runs/$(basename "$final")" results/latest.json
     echo "hotbench: results in $final (results/latest.json points to it)" >&2
+    /usr/bin/python3 scripts/summary.py "$final" || true
 else
     rm -f "$tmp"
     echo "hotbench: the run wrote no results" >&2
