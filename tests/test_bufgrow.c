@@ -447,6 +447,27 @@ static void test_block_list_by_hand(void **state)
 
 /* --- limits ----------------------------------------------------------------------------------- */
 
+/* An empty body, nothing appended: every strategy finishes with non-NULL data of length 0. sds and
+ * exact (hint 0) never allocate, and finish must not do arithmetic on their NULL block (UBSan:
+ * "applying zero offset to null pointer"). */
+static void test_empty_body(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < hb_sink_strategy_count; k++) {
+        const hb_sink_strategy *st = &hb_sink_strategies[k];
+        hb_sink_config cfg = test_config(0, 4096, 0);
+        hb_sink s;
+        uint64_t len = 1;
+        assert_int_equal(hb_sink_init(&s, st, &cfg), HB_OK);
+        assert_int_equal(hb_sink_append(&s, (const uint8_t *)"", 0), HB_OK);
+        assert_int_equal(hb_sink_finish(&s), HB_OK);
+        assert_int_equal(hb_sink_finish(&s), HB_OK);
+        if (!hb_sink_data(&s, &len) || len != 0)
+            fail_msg("%s: empty body gave data of %llu bytes", st->name, (ull)len);
+        hb_sink_release(&s);
+    }
+}
+
 /* exact: more than size_hint is HB_ELIMIT and changes nothing; a hint of 0 holds an empty body. */
 static void test_exact_limit(void **state)
 {
@@ -663,6 +684,7 @@ int main(void)
         cmocka_unit_test(test_plan_saturates),
         cmocka_unit_test(test_sds_by_hand),
         cmocka_unit_test(test_block_list_by_hand),
+        cmocka_unit_test(test_empty_body),
         cmocka_unit_test(test_exact_limit),
         cmocka_unit_test(test_mmap_reserve_limit),
         cmocka_unit_test(test_config_defaults_and_errors),

@@ -587,6 +587,35 @@ static void test_no_output_space(void **state)
     assert_null(hb_dechunk_error(&d, NULL));
 }
 
+/* Output filled: the call stops right after the chunk-data byte that filled it, also at a chunk's
+ * end, so where it stops does not depend on the input that follows (the body reader's sink-error
+ * offsets rely on it). {body, out_cap, used, made, why} rows. */
+static void test_stops_when_output_full(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body;
+        size_t out_cap, used, made;
+        const char *why;
+    } stops[] = {
+        {"4\r\nabcd\r\n4\r\nefgh\r\n0\r\n\r\n", 4, 7, 4, "filled at the chunk's end"},
+        {"4\r\nabcd\r\n4\r\nefgh\r\n0\r\n\r\n", 2, 5, 2, "filled inside a chunk"},
+        {"2\r\nab\r\n2\r\ncd\r\n0\r\n\r\n", 4, 12, 4, "filled across two chunks"},
+        {"4\r\nabcd\r\nZ\r\n", 4, 7, 4, "filled before a bad chunk line"},
+    };
+    for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+        hb_dechunk d;
+        size_t used, made;
+        uint8_t out[8];
+        hb_dechunk_init(&d);
+        int rc = hb_dechunk_run(&d, (const uint8_t *)stops[i].body, strlen(stops[i].body), &used,
+                                out, stops[i].out_cap, &made);
+        if (rc != 0 || used != stops[i].used || made != stops[i].made)
+            fail_msg("%s: rc %d, used %zu, made %zu; expected 0, %zu, %zu", stops[i].why, rc, used,
+                     made, stops[i].used, stops[i].made);
+    }
+}
+
 static void test_error_not_consumed(void **state)
 {
     (void)state;
@@ -703,9 +732,13 @@ static void test_nginx_fixture(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),           cmocka_unit_test(test_truncation_everywhere),
-        cmocka_unit_test(test_ext_bound),       cmocka_unit_test(test_trailer_bound),
-        cmocka_unit_test(test_no_output_space), cmocka_unit_test(test_error_not_consumed),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_truncation_everywhere),
+        cmocka_unit_test(test_ext_bound),
+        cmocka_unit_test(test_trailer_bound),
+        cmocka_unit_test(test_no_output_space),
+        cmocka_unit_test(test_error_not_consumed),
+        cmocka_unit_test(test_stops_when_output_full),
         cmocka_unit_test(test_nginx_fixture),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

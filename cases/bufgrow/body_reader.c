@@ -10,11 +10,25 @@
  * Identity: the decoder copies chunk-data straight into the read buffer; a full buffer is one
  * append. That is all the per-byte work there is: the decoder's memcpy and the sink's.
  * Gzip: the decoder copies chunk-data into zbuf; inflate (gzip wrapper, one or more members)
- * writes into the read buffer; zbuf is drained before the decoder runs again.
+ * writes into the read buffer, a batch of zbuf at a time (below).
+ *
+ * Gzip batches: chunk-data is collected in zbuf and inflated when zbuf is full (64 KiB of gzip
+ * stream), when the chunked coding ends, and before a chunked-coding error (or, in finish, the
+ * premature end) is reported. So every inflate call, and with it every verdict and offset, is the
+ * same however the body was split across feeds. After its input, inflate is called again while
+ * it filled the read buffer: output it held back may hide an error (the verdict must not depend
+ * on the read size either).
+ *
+ * Order: a read is appended to the sink as soon as it is full, before anything after it is
+ * decoded, so a sink error comes before any error in the bytes after the read's last byte.
  *
  * Offsets of errors (hb_body_reader_error):
- *   chunked coding, "data after the last chunk", sink errors: bytes of the body consumed before
- *     the offending byte (for sink errors: consumed when the sink refused);
+ *   chunked coding, "data after the last chunk": bytes of the body consumed before the offending
+ *     byte;
+ *   sink errors: the body offset at which the refused read was complete. Identity: just past
+ *     the chunk-data byte that filled it (the decoder stops there). Gzip: the end of the batch it
+ *     was inflated from (a multiple of 64 KiB of chunk-data, or where the chunked coding ended or
+ *     failed). The last, short read is complete at the end of the body;
  *   gzip errors - every reason that mentions "gzip stream" - count bytes of the gzip stream, i.e.
  *     of the concatenated chunk-data. A header that is not gzip's is reported at the first byte of
  *     its member, a truncated stream at the stream's length, and any other inflate error at the
@@ -155,21 +169,28 @@ static int fail_zlib(hb_body_reader *r, reader_priv *p, int zr)
     return fail(r, HB_EZLIB, "corrupt data in the gzip stream", at);
 }
 
-/* Inflates n bytes of the gzip stream into the read buffer, appending every full read. */
+/* Inflates n bytes of the gzip stream into the read buffer, appending every full read as soon as
+ * it fills. It keeps calling inflate after the input is used up for as long as the last call
+ * filled the read buffer: zlib may hold output (and the error that follows it) that it had no room
+ * to write, so the verdict cannot depend on the read size. n = 0 only drains that output. A full
+ * read is appended before an error inflate found after it. */
 static int inflate_into_reads(hb_body_reader *r, reader_priv *p, const uint8_t *in, size_t n)
 {
     z_stream *z = &p->zs;
+    int pending = 1; /* inflate may hold output: the last call filled the read buffer */
 
-    while (n > 0) {
+    while (n > 0 || pending) {
         if (r->z_end) {
+            if (n == 0)
+                break;
             /* A member ended and more bytes follow: the next member (RFC 1952 section 2.2). */
             if (inflateReset(z) != Z_OK)
                 return fail(r, HB_EZLIB, "inflateReset failed on the gzip stream", p->gz_pos);
             r->z_end = 0;
             p->member_start = p->gz_pos;
         }
-        size_t room = r->read_size - p->fill;
-        z->next_in = (Bytef *)(uintptr_t)in; /* zlib does not write through next_in */
+        size_t room = r->read_size - p->fill; /* > 0: a full read is appended at once */
+        z->next_in = (Bytef *)(uintptr_t)in;  /* zlib does not write through next_in */
         z->avail_in = (uInt)n;
         z->next_out = r->rbuf + p->fill;
         z->avail_out = (uInt)room;
@@ -180,32 +201,48 @@ static int inflate_into_reads(hb_body_reader *r, reader_priv *p, const uint8_t *
         n -= used;
         p->gz_pos += used;
         p->fill += made;
-        if (zr == Z_STREAM_END)
+        pending = made == room;
+        if (zr == Z_STREAM_END) {
             r->z_end = 1;
-        else if (zr != Z_OK)
+        } else if (zr == Z_BUF_ERROR && n == 0 && used == 0 && made == 0) {
+            pending = 0; /* nothing was held back: inflate needs more input */
+        } else if (zr != Z_OK) {
+            if (p->fill == r->read_size && flush_read(r, p) != HB_OK)
+                return r->err;
             return fail_zlib(r, p, zr);
-        else if (used == 0 && made == 0)
+        } else if (used == 0 && made == 0) {
             return fail(r, HB_EZLIB, "inflate made no progress in the gzip stream", p->gz_pos);
+        }
         if (p->fill == r->read_size && flush_read(r, p) != HB_OK)
             return r->err;
     }
     return HB_OK;
 }
 
+/* gzip: inflates the chunk-data batched in zbuf and empties it. */
+static int inflate_batch(hb_body_reader *r, reader_priv *p)
+{
+    size_t n = r->zbuf_len;
+    r->zbuf_len = 0;
+    return n ? inflate_into_reads(r, p, r->zbuf, n) : HB_OK;
+}
+
 static int feed_identity(hb_body_reader *r, reader_priv *p, const uint8_t *in, size_t len)
 {
     while (len > 0) {
         size_t used, made;
+        /* The decoder stops right after the byte that fills the read buffer, which is appended
+         * before anything after it is decoded. */
         int rc = hb_dechunk_run(&r->dechunk, in, len, &used, r->rbuf + p->fill,
                                 r->read_size - p->fill, &made);
         in += used;
         len -= used;
         p->body_pos += used;
         p->fill += made;
-        if (rc < 0)
-            return fail_dechunk(r, rc);
         if (p->fill == r->read_size && flush_read(r, p) != HB_OK)
             return r->err;
+        if (rc < 0)
+            return fail_dechunk(r, rc);
         if (rc == HB_DECHUNK_DONE) {
             p->done = 1;
             break;
@@ -218,18 +255,21 @@ static int feed_identity(hb_body_reader *r, reader_priv *p, const uint8_t *in, s
     return HB_OK;
 }
 
+/* gzip: chunk-data is batched in zbuf and inflated when zbuf is full, when the chunked coding ends
+ * and before a chunked-coding error is reported (hb_body_reader_finish: before the premature end).
+ * The batches, and so every inflate call, do not depend on how the body was split across feeds. */
 static int feed_gzip(hb_body_reader *r, reader_priv *p, const uint8_t *in, size_t len)
 {
     while (len > 0) {
         size_t used, made;
-        int rc = hb_dechunk_run(&r->dechunk, in, len, &used, r->zbuf, r->zbuf_cap, &made);
+        int rc = hb_dechunk_run(&r->dechunk, in, len, &used, r->zbuf + r->zbuf_len,
+                                r->zbuf_cap - r->zbuf_len, &made);
         in += used;
         len -= used;
         p->body_pos += used;
-        if (made) {
-            r->zbuf_len = made;
-            int zrc = inflate_into_reads(r, p, r->zbuf, made);
-            r->zbuf_len = 0;
+        r->zbuf_len += made;
+        if (rc != 0 || r->zbuf_len == r->zbuf_cap) {
+            int zrc = inflate_batch(r, p);
             if (zrc != HB_OK)
                 return zrc;
         }
@@ -239,7 +279,7 @@ static int feed_gzip(hb_body_reader *r, reader_priv *p, const uint8_t *in, size_
             p->done = 1;
             break;
         }
-        if (used == 0 && made == 0) /* cannot happen: zbuf is empty */
+        if (used == 0 && made == 0) /* cannot happen: zbuf had room */
             return fail(r, HB_EINVAL, "chunked decoder made no progress", p->body_pos);
     }
     if (len > 0)
@@ -272,9 +312,14 @@ int hb_body_reader_finish(hb_body_reader *r)
         return r->err;
     if (!p)
         return fail(r, HB_EINVAL, "body reader not initialised", 0);
+    if (r->gzip && inflate_batch(r, p) != HB_OK) /* chunk-data before a premature end */
+        return r->err;
     rc = hb_dechunk_finish(&r->dechunk);
     if (rc != HB_OK)
         return fail_dechunk(r, rc);
+    /* Output inflate may still hold, and an error after it, come before the truncation. */
+    if (r->gzip && !r->z_end && inflate_into_reads(r, p, r->zbuf, 0) != HB_OK)
+        return r->err;
     if (r->gzip && !r->z_end)
         return fail(r, HB_ETRUNC, "truncated gzip stream", p->gz_pos);
     if (p->fill > 0)

@@ -490,7 +490,8 @@ static int lin_finish(hb_sink *s)
             poison(r, 1);
     } else {
         s->result = s->buf;
-        poison(s->buf + s->len, s->size - s->len);
+        if (s->buf) /* NULL when nothing was allocated (sds, exact: an empty body) */
+            poison(s->buf + s->len, s->size - s->len);
     }
     s->cap = s->len;
     return HB_OK;

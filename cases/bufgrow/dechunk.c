@@ -362,6 +362,8 @@ int hb_dechunk_run(hb_dechunk *d, const uint8_t *in, size_t in_len, size_t *in_u
             d->remaining -= n;
             if (d->remaining == 0)
                 d->state = S_DATA_CR;
+            if (o == out_cap)
+                break; /* out is full: stop right after the byte that filled it */
             continue;
         }
         rc = step(d, in[i], d->offset + i);

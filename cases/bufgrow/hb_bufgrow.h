@@ -178,10 +178,18 @@ static inline int hb_sink_append(hb_sink *s, const uint8_t *p, size_t n)
  * of exactly read_size bytes and one shorter last one (appended by hb_body_reader_finish), however
  * the input was split: what hb_sink_plan assumes. The reader owns its read buffer and zlib
  * stream; the sink stays the caller's.
+ * The first error and its offset do not depend on how the input was split, and whether a gzip
+ * stream is corrupt or truncated does not depend on read_size: a full read is appended as soon as
+ * it fills, before anything after it is decoded (so a sink error precedes any error found later
+ * in the body), and the gzip stream is inflated in batches of 64 KiB of chunk-data (the last
+ * batch ends where the chunked coding ends or fails), draining output inflate held back.
  * Error offsets: chunked-coding errors, "data after the last chunk" and sink errors count bytes
  * of the body; every reason that mentions "gzip stream" counts bytes of the gzip stream (the
  * concatenated chunk-data): a non-gzip header at its member's first byte, "truncated gzip
- * stream" at the stream's length, other inflate errors at the last byte inflate read. */
+ * stream" at the stream's length, other inflate errors at the last byte inflate read. A sink
+ * error is at the body offset where the refused read was complete: identity, just past the
+ * chunk-data byte that filled it; gzip, the end of the batch it was inflated from; the last,
+ * short read (appended by hb_body_reader_finish), the end of the body. */
 typedef struct hb_body_reader {
     hb_dechunk dechunk;
     hb_sink *sink;

@@ -63,7 +63,9 @@ void hb_dechunk_init(hb_dechunk *d);
  * output space); chunk lines, the CRLF after chunk-data and the trailer section byte by byte.
  * Returns:
  *   0               more input or more output space is needed (call again); the call stops
- *                   early only when out is full, so with output space left all input was used;
+ *                   early only when out is full, and then right after the chunk-data byte that
+ *                   filled it (so where it stops does not depend on how much input follows);
+ *                   with output space left all input was used;
  *   HB_DECHUNK_DONE the body is complete: *in_used stops right after its final CRLF, any bytes
  *                   after it are not consumed (the caller decides whether they are an error);
  *   HB_EPARSE       malformed input; HB_ERANGE chunk-size above 2^63 - 1; HB_ELIMIT chunk-ext or
