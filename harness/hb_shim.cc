@@ -51,7 +51,7 @@ benchmark::internal::Benchmark *B(hb_bench *b)
     return reinterpret_cast<benchmark::internal::Benchmark *>(b);
 }
 
-std::string vformat(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) std::string vformat(const char *fmt, va_list ap)
 {
     va_list ap2;
     va_copy(ap2, ap);
