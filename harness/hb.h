@@ -40,6 +40,8 @@ typedef struct hb_options {
     const char *profile;  /* --hb_profile: "full" (default), "quick" (CI) or "smoke" (tests) */
     const char *data_dir; /* --hb_data: cache of generated inputs; default "data" */
     uint32_t read_size;   /* --hb_read: bytes per read for reading cases; default 4096 */
+    double max_memory;    /* --hb_max_memory: bytes a benchmark may hold at its peak; 0 (the
+                           * default) means 90% of MemAvailable at the time it runs */
     int repetitions;      /* --hb_repetitions (or --benchmark_repetitions): of every benchmark;
                            * default 3, 1 for the smoke profile */
 } hb_options;

@@ -261,6 +261,9 @@ void hb_print_help(void *f)
                  "                                 or ./data)\n"
                  "  --hb_read=BYTES                bytes per read for the reading cases (default "
                  "4096)\n"
+                 "  --hb_max_memory=BYTES          refuse (skip) a size whose peak memory exceeds\n"
+                 "                                 this (K/M/G decimal; default 90%% of\n"
+                 "                                 MemAvailable when it runs)\n"
                  "  --hb_repetitions=N             repetitions of each benchmark (default: 3 for\n"
                  "                                 full and quick, 1 for smoke)\n");
 }
@@ -306,6 +309,23 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
                 return 2;
             }
             opt.read_size = static_cast<uint32_t>(r);
+        } else if ((v = flag_value(a, "--hb_max_memory"))) {
+            double m = std::strtod(v, &end);
+            double mult = 1;
+            if (end != v && *end && !end[1]) {
+                const char *units = "KMG", *u = std::strchr(units, *end);
+                if (u)
+                    mult = u == units ? 1e3 : u == units + 1 ? 1e6 : 1e9;
+                end += u ? 1 : 0;
+            }
+            if (end == v || *end || !(m > 0)) {
+                std::fprintf(stderr,
+                             "hotbench: --hb_max_memory wants bytes > 0 (K, M, G: decimal), "
+                             "not '%s'\n",
+                             v);
+                return 2;
+            }
+            opt.max_memory = m * mult;
         } else if ((v = flag_value(a, "--hb_repetitions"))) {
             long r = std::strtol(v, &end, 10);
             if (end == v || *end || r < 1 || r > 1000) {

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# test_cli_hotbench.sh BINDIR SRCDIR - the runner's contract: exit status, skips, verification
+# failures, the JSON it writes (context, Big-O rows). Ends with "N passed, M failed".
+set -u
+bin=$1/hotbench
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export HB_DATA_DIR=$work/data
+pass=0
+fail=0
+check() { # name, then a command that must succeed
+    local name=$1
+    shift
+    if "$@"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $name" >&2
+    fi
+}
+run() { # args...: runs hotbench, keeps stdout+stderr in $work/out and the status in $status
+    "$bin" --benchmark_min_time=0.001 "$@" >"$work/out" 2>&1
+    status=$?
+}
+
+run --hb_profile=smoke --benchmark_filter='^bufgrow/(exact|httpcore)/' \
+    --benchmark_out="$work/run.json"
+check "smoke run exits 0" test "$status" -eq 0
+check "json written" test -s "$work/run.json"
+check "json context and Big-O rows" /usr/bin/python3 - "$work/run.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ctx = d["context"]
+for k in ("hb_git_revision", "hb_compiler", "hb_build_flags", "hb_benchmark_version",
+          "zlib_version", "expat_version", "bufgrow_seed", "bufgrow_chunk_size"):
+    assert ctx.get(k), k
+names = [b["name"] for b in d["benchmarks"]]
+assert "bufgrow/exact/real_time_BigO" in names, names
+assert any(n.startswith("bufgrow/httpcore/size:65536/read:4096") for n in names), names
+for b in d["benchmarks"]:
+    if b["run_type"] == "iteration":
+        assert not b.get("error_occurred"), b
+        assert b["bytes_per_second"] > 0 and "bytes_copied_per_byte" in b, b
+PY
+
+HB_TEST_CORRUPT=doubling run --hb_profile=smoke --benchmark_filter='^bufgrow/doubling/'
+check "a wrong answer exits 1" test "$status" -eq 1
+check "a wrong answer is named" grep -q "error: result differs from the reference: crc32" "$work/out"
+check "a wrong answer is not timed" bash -c "! grep -E '^bufgrow/doubling/size:[0-9]+/read:4096/real_time +[0-9]' '$work/out'"
+check "all sizes failing does not crash" grep -q "FAILED and were not timed" "$work/out"
+
+run --hb_profile=smoke --hb_max_memory=100K --benchmark_filter='^bufgrow/exact/size:262144/'
+check "memory refusal exits 0" test "$status" -eq 0
+check "memory refusal says why" grep -q "skipped: needs 0.000262 GB at its peak" "$work/out"
+
+run --hb_profile=full --benchmark_filter='^bufgrow/httpcore/size:1700000000/'
+check "budget skip without a smaller size exits 0" test "$status" -eq 0
+check "budget skip predicts" grep -qE "skipped: predicted [0-9.e+]+ s > budget 10 s" "$work/out"
+
+for bad in --hb_budget=0 --hb_budget=x --hb_profile=huge --hb_read=0 --hb_repetitions=0 \
+    --hb_max_memory=-1 --hb_nonsense=1 --benchmark_nonsense; do
+    run "$bad"
+    check "bad flag $bad exits 2" test "$status" -eq 2
+done
+"$bin" --help >"$work/out" 2>&1
+check "--help exits 0" test $? -eq 0
+check "--help names hotbench flags" grep -q -- "--hb_budget" "$work/out"
+check "--help names google-benchmark flags" grep -q -- "--benchmark_filter" "$work/out"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
