@@ -73,7 +73,7 @@ enum hb_counter_flags {
  * HB_GIT_REV in the environment, compiler, flags, library versions), calls every case's
  * register_fn, runs the benchmarks with the console reporter (and --benchmark_out's file
  * reporter), and returns the process exit status: 0; 1 if any benchmark failed verification or
- * errored; 2 for a bad command line. */
+ * errored; 2 for a bad command line or when no benchmark matched the filter. */
 int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases);
 
 /* Adds key=value to the run's JSON "context" (benchmark::AddCustomContext). Copies both. */

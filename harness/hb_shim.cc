@@ -431,8 +431,11 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
             std::fprintf(stderr, "  %s\n", f.c_str());
         return 1;
     }
-    if (ran == 0)
-        std::fprintf(stderr, "hotbench: no benchmark matched\n");
+    if (ran == 0) {
+        std::fprintf(stderr, "hotbench: no benchmark matched --benchmark_filter "
+                             "(--benchmark_list_tests=true lists the names)\n");
+        return 2;
+    }
     return 0;
 }
 

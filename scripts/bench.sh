@@ -20,8 +20,13 @@ HB_GIT_REV=$rev "$bin" --benchmark_out="$tmp" --benchmark_out_format=json \
 status=$?
 if [ -s "$tmp" ]; then
     mv -f "$tmp" "$final"
-    ln -sfn "runs/$(basename "$final")" results/latest.json
-    echo "hotbench: results in $final (results/latest.json points to it)" >&2
+    if [ "$status" -eq 0 ]; then
+        ln -sfn "runs/$(basename "$final")" results/latest.json
+        echo "hotbench: results in $final (results/latest.json points to it)" >&2
+    else
+        echo "hotbench: results in $final; a benchmark FAILED (see above), so" \
+            "results/latest.json still points to the last complete run" >&2
+    fi
     /usr/bin/python3 scripts/summary.py "$final" || true
 else
     rm -f "$tmp"

@@ -109,21 +109,30 @@ static uint64_t mem_available(void)
     return (uint64_t)kb * 1024;
 }
 
-/* Dechunks a whole body into a malloc'd buffer of expect bytes (the gzip stream). */
+/* Dechunks a whole body into a malloc'd buffer of exactly expect bytes (the gzip stream). The
+ * decoder stops when its output is full, so it is called until it reports the end of the body. */
 static int dechunk_all(const hb_blob *body, size_t expect, uint8_t **out, const char **why)
 {
     hb_dechunk d;
-    size_t used, made;
+    size_t in_off = 0, out_off = 0, used, made;
+    int rc = 0;
     uint8_t *buf = malloc(expect ? expect : 1);
     if (!buf)
         return HB_ENOMEM;
     hb_dechunk_init(&d);
-    int rc = hb_dechunk_run(&d, body->data, body->len, &used, buf, expect, &made);
-    if (rc == HB_DECHUNK_DONE && used == body->len && made == expect) {
+    while (rc == 0) {
+        rc = hb_dechunk_run(&d, body->data + in_off, body->len - in_off, &used, buf + out_off,
+                            expect - out_off, &made);
+        in_off += used;
+        out_off += made;
+        if (rc == 0 && used == 0 && made == 0)
+            break; /* out of input, or chunk-data beyond expect bytes */
+    }
+    if (rc == HB_DECHUNK_DONE && in_off == body->len && out_off == expect) {
         *out = buf;
         return HB_OK;
     }
-    *why = rc < 0 ? hb_dechunk_error(&d, NULL) : "body does not dechunk to its gzip size";
+    *why = rc < 0 ? hb_dechunk_error(&d, NULL) : "the body does not dechunk to its gzip size";
     free(buf);
     return rc < 0 ? rc : HB_EPARSE;
 }
@@ -154,18 +163,22 @@ static bg_input *get_input(bg_ctx *c, uint64_t size, int gzip, const char **why)
     }
     if (size <= BG_FULL_COMPARE_MAX && hb_payload_load(size, p.seed, &in->payload) != HB_OK) {
         *why = "out of memory for the reference payload";
-        return NULL;
+        goto fail;
     }
     if (gzip) {
         in->gzip_len = in->info.gzip_size;
         rc = dechunk_all(&in->body, in->gzip_len, &in->gzip_stream, why);
         if (rc != HB_OK)
-            return NULL;
+            goto fail;
     } else {
         in->body_crc_n = (uint32_t)crc32_z(0, in->body.data, (size_t)size);
     }
     c->ninputs++;
     return in;
+fail:
+    hb_blob_free(&in->payload);
+    hb_blob_free(&in->body);
+    return NULL;
 }
 
 /* --- the timed work ------------------------------------------------------------------------ */
@@ -374,7 +387,10 @@ static void run(hb_state *st, void *arg)
     const char *why = NULL;
     bg_input *in = get_input(c, size, b->gzip, &why);
     if (!in) {
-        hb_state_fail(st, "cannot build the input (cache in %s): %s", c->opt.data_dir, why);
+        if (size >= BG_CACHE_MIN)
+            hb_state_fail(st, "cannot build the input (cache in %s): %s", c->opt.data_dir, why);
+        else
+            hb_state_fail(st, "cannot build the input: %s", why);
         return;
     }
     uint64_t key = size; /* the read size and the width are fixed within a family */
