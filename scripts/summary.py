@@ -16,6 +16,15 @@ REFERENCE = {"bufgrow": "exact", "bufgrow-gzip": "inflate"}  # the ratio's denom
 UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
+def fixed_args(strategies, size):
+    """The other arguments of the rows at this size, e.g. ', width:24, read:4096'."""
+    for sizes in strategies.values():
+        args = sizes.get(size, {}).get("args")
+        if args:
+            return "".join(", %s:%d" % kv for kv in args.items())
+    return ""
+
+
 def parse_name(run_name):
     """'bufgrow/exact/size:65536/read:4096/real_time' -> ('bufgrow', 'exact', {'size': 65536})"""
     parts = run_name.split("/")
@@ -25,6 +34,13 @@ def parse_name(run_name):
             k, v = p.split(":", 1)
             args[k] = int(v)
     return parts[0], parts[1], args
+
+
+def fmt_time(sec):
+    """Seconds in the unit a reader compares: ns, us, ms or s, four significant digits."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if sec >= scale or unit == "ns":
+            return "%.4g %s" % (sec / scale, unit)
 
 
 def main():
@@ -40,6 +56,7 @@ def main():
         if size is None:
             continue
         r = rows.setdefault((group, strategy, size), {})
+        r["args"] = {k: v for k, v in args.items() if k != "size"}
         if b.get("error_occurred"):
             r["error"] = b["error_message"]
         elif b.get("aggregate_name") == "median" or (b["run_type"] == "iteration"
@@ -57,7 +74,10 @@ def main():
     for group, strategies in groups.items():
         top = max(s for sizes in strategies.values() for s in sizes)
         ref = strategies.get(REFERENCE.get(group, ""), {}).get(top, {}).get("median_s")
-        print("\n%s at size %d (%.3g GB)" % (group, top, top / 1e9))
+        ref_name = REFERENCE.get(group)
+        print("\n%s at size %d (%.3g GB)%s; ratio = time / %s's time" % (
+            group, top, top / 1e9, fixed_args(strategies, top),
+            ref_name if ref_name in strategies else "(no reference row)"))
         print("  %-20s %12s %7s %9s %9s  %s" % ("strategy", "median", "cv", "GB/s", "ratio", ""))
         for strategy, sizes in strategies.items():
             r = sizes.get(top, {})
@@ -65,16 +85,16 @@ def main():
                 cv = r.get("cv")
                 flag = "  noisy (cv > 10%)" if cv is not None and cv > 0.10 else ""
                 ratio = "%9.2f" % (r["median_s"] / ref) if ref else "%9s" % "-"
-                print("  %-20s %10.4g s %6s %9.3f %s%s" % (
-                    strategy, r["median_s"], "%.1f%%" % (100 * cv) if cv is not None else "-",
+                print("  %-20s %12s %6s %9.3f %s%s" % (
+                    strategy, fmt_time(r["median_s"]), "%.1f%%" % (100 * cv) if cv is not None else "-",
                     r["gbps"], ratio, flag))
             elif "error" in r:
                 m = re.search(r"predicted ([0-9.e+]+) s", r["error"])
                 if m:
                     pred = float(m.group(1))
                     ratio = "%9.3g" % (pred / ref) if ref else "%9s" % "-"
-                    print("  %-20s %10.4g s %6s %9s %s  PREDICTED, not run" % (
-                        strategy, pred, "-", "-", ratio))
+                    print("  %-20s %12s %6s %9s %s  PREDICTED, not run" % (
+                        strategy, fmt_time(pred), "-", "-", ratio))
                 else:
                     print("  %-20s %s" % (strategy, r["error"]))
             else:
