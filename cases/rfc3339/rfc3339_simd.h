@@ -1,0 +1,219 @@
+/* rfc3339_simd.h - private: the SIMD parser's kernel, included by rfc3339_sse41.c (compiled with
+ * -msse4.1) and rfc3339_avx2.c (-mavx2; HB_SIMD_AVX2 defined), which only run after run-time
+ * dispatch found the instruction set.
+ *
+ * The approach is Lemire's for fixed-layout numbers, extended to the RFC 3339 layout with its
+ * variable tail. Loads (all inside [s, s + len) for 20 <= len <= 35, the only lengths a valid
+ * timestamp has; other lengths are rejected before any load):
+ *   A = s[0, 16)       "YYYY-MM-DDThh:mm"
+ *   B = s[3, 19)       "Y-MM-DDThh:mm:ss"
+ *   T = s[len-16, len) the tail: [".9DIGIT"] then "Z" or "+hh:mm", right-aligned
+ * Validation is one subtract, one unsigned minimum and one compare per register against a
+ * template of lower bounds and ranges (a digit: '0' and 9; a separator: itself and 0; 'T'/'Z'
+ * folded to lower case by an or first). The template of the tail depends on two things only:
+ * whether the last byte is 'Z'/'z' (else the offset is the 6 bytes "+hh:mm") and how many bytes
+ * the fraction takes, both known from len and the last byte; a valid string must have exactly
+ * that shape, so checking every byte against it accepts exactly the valid strings. The fraction's
+ * digits are gathered by one shuffle (from a table indexed by the same two things) into the last
+ * nine lanes, zero-padded on the right, and converted with the multiply-add cascade
+ * (10,1) -> (100,1) -> pack -> (10000,1).
+ */
+#ifndef HB_RFC3339_SIMD_H
+#define HB_RFC3339_SIMD_H
+
+#include "rfc3339_impl.h"
+
+#include <immintrin.h>
+
+/* ---- the head templates --------------------------------------------------------------------- */
+
+#define D_ '0' /* a digit: lower bound '0', range 9 */
+/* A = s[0, 16) "YYYY-MM-DDThh:mm" and B = s[3, 19) "Y-MM-DDThh:mm:ss": lower bounds, ranges and
+ * or-masks ('T' folded to 't'), then where the digits go: Y0 Y1 Y2 Y3 M0 M1 D0 D1 h0 h1 m0 m1
+ * from A, s0 s1 from B (0x80: zero). */
+#define HB_LO_A D_, D_, D_, D_, '-', D_, D_, '-', D_, D_, 't', D_, D_, ':', D_, D_
+#define HB_LO_B D_, '-', D_, D_, '-', D_, D_, 't', D_, D_, ':', D_, D_, ':', D_, D_
+#define HB_RNG_A 9, 9, 9, 9, 0, 9, 9, 0, 9, 9, 0, 9, 9, 0, 9, 9
+#define HB_RNG_B 9, 0, 9, 9, 0, 9, 9, 0, 9, 9, 0, 9, 9, 0, 9, 9
+#define HB_OR_A 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0
+#define HB_OR_B 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0
+#define HB_SHUF_A 0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 0x80, 0x80, 0x80, 0x80
+#define HB_SHUF_B                                                                                  \
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 14, 15, 0x80, 0x80
+
+#ifdef HB_SIMD_AVX2
+/* both halves in one register: A in the low lane, B in the high one */
+_Alignas(32) static const uint8_t hb_simd_lo[32] = {HB_LO_A, HB_LO_B};
+_Alignas(32) static const uint8_t hb_simd_rng[32] = {HB_RNG_A, HB_RNG_B};
+_Alignas(32) static const uint8_t hb_simd_or[32] = {HB_OR_A, HB_OR_B};
+_Alignas(32) static const uint8_t hb_simd_shuf[32] = {HB_SHUF_A, HB_SHUF_B};
+#else
+_Alignas(16) static const uint8_t hb_simd_lo_a[16] = {HB_LO_A};
+_Alignas(16) static const uint8_t hb_simd_lo_b[16] = {HB_LO_B};
+_Alignas(16) static const uint8_t hb_simd_rng_a[16] = {HB_RNG_A};
+_Alignas(16) static const uint8_t hb_simd_rng_b[16] = {HB_RNG_B};
+_Alignas(16) static const uint8_t hb_simd_or_a[16] = {HB_OR_A};
+_Alignas(16) static const uint8_t hb_simd_or_b[16] = {HB_OR_B};
+_Alignas(16) static const uint8_t hb_simd_shuf_a[16] = {HB_SHUF_A};
+_Alignas(16) static const uint8_t hb_simd_shuf_b[16] = {HB_SHUF_B};
+#endif
+/* after (10,1): Y01 Y23 MM DD hh mm ss 0, as 16-bit lanes; each must lie in [min, max] */
+_Alignas(16) static const int16_t hb_simd_max[8] = {99, 99, 12, 31, 23, 59, 59, 0};
+_Alignas(16) static const int16_t hb_simd_min[8] = {0, 0, 1, 1, 0, 0, 0, 0};
+
+#undef D_
+
+/* ---- the tail templates, computed by the preprocessor ---------------------------------------- */
+
+/* Entry [z][f]: z = 1 when the offset is 'Z' (1 byte) else 0 ("+hh:mm", 6 bytes); f = bytes of
+ * the fraction with its '.', 0 or 2 to 10 (1 is never used). Lane i of T holds byte
+ * p = len - 16 + i = i + 3 + f + offset bytes. Classes: 0 any (the head's bytes, or the sign,
+ * checked apart since '+' and '-' are not adjacent), 1 digit, 2 '.', 3 'z' (after or 0x20),
+ * 4 ':'. */
+#define HB_T_OFF(z) ((z) ? 1 : 6)
+#define HB_T_LEN(z, f) (19 + (f) + HB_T_OFF(z))
+#define HB_T_POS(z, f, i) ((i) + 3 + (f) + HB_T_OFF(z))
+#define HB_T_CLASS(z, f, i)                                                                        \
+    (HB_T_POS(z, f, i) < 19                    ? 0                                                 \
+     : HB_T_POS(z, f, i) == 19 && (f) > 0      ? 2                                                 \
+     : HB_T_POS(z, f, i) < 19 + (f)            ? 1                                                 \
+     : (z)                                     ? 3                                                 \
+     : HB_T_POS(z, f, i) == HB_T_LEN(z, f) - 6 ? 0                                                 \
+     : HB_T_POS(z, f, i) == HB_T_LEN(z, f) - 3 ? 4                                                 \
+                                               : 1)
+#define HB_T_LO(z, f, i)                                                                           \
+    (HB_T_CLASS(z, f, i) == 1   ? '0'                                                              \
+     : HB_T_CLASS(z, f, i) == 2 ? '.'                                                              \
+     : HB_T_CLASS(z, f, i) == 3 ? 'z'                                                              \
+     : HB_T_CLASS(z, f, i) == 4 ? ':'                                                              \
+                                : 0)
+#define HB_T_RNG(z, f, i) (HB_T_CLASS(z, f, i) == 1 ? 9 : HB_T_CLASS(z, f, i) == 0 ? 0xFF : 0)
+#define HB_T_OR(z, f, i) (HB_T_CLASS(z, f, i) == 3 ? 0x20 : 0)
+/* One shuffle gathers the numbers of the tail: fraction digit d (0 .. f-2) sits at p = 20 + d,
+ * lane 17 + d - f - offset bytes, and goes to lane 7 + d, so that lanes 7..15 hold the nine
+ * digits of the nanoseconds; the offset's digits hh and mm (lanes 11, 12, 14, 15 of T) go to
+ * lanes 0..3. Everything else is zeroed (0x80). */
+#define HB_T_SHUF(z, f, j)                                                                         \
+    ((f) >= 2 && (j) >= 7 && (j)-7 < (f)-1 ? 17 + ((j)-7) - (f)-HB_T_OFF(z)                        \
+     : !(z) && (j) < 4                     ? ((j) < 2 ? 11 + (j) : 12 + (j))                       \
+                                           : 0x80)
+
+/* The table is indexed by z and L = len - 20 (0 to 15), from which f = L + 1 - offset bytes;
+ * a shape no valid string has (f < 0, f = 1, f > 10) gets a template no input passes: lane 0
+ * or-ed with 0xFF must equal 0. */
+#define HB_T_F(z, L) ((L) + 1 - HB_T_OFF(z))
+#define HB_T_OK(z, L) (HB_T_F(z, L) == 0 || (HB_T_F(z, L) >= 2 && HB_T_F(z, L) <= 10))
+#define HB_T_LO_L(z, L, i) (HB_T_OK(z, L) ? HB_T_LO(z, HB_T_F(z, L), i) : 0)
+#define HB_T_RNG_L(z, L, i) (HB_T_OK(z, L) ? HB_T_RNG(z, HB_T_F(z, L), i) : 0)
+#define HB_T_OR_L(z, L, i) (HB_T_OK(z, L) ? HB_T_OR(z, HB_T_F(z, L), i) : (i) == 0 ? 0xFF : 0)
+#define HB_T_SHUF_L(z, L, i) (HB_T_OK(z, L) ? HB_T_SHUF(z, HB_T_F(z, L), i) : 0x80)
+
+#define HB_T_LANES(M, z, L)                                                                        \
+    {                                                                                              \
+        M(z, L, 0), M(z, L, 1), M(z, L, 2), M(z, L, 3), M(z, L, 4), M(z, L, 5), M(z, L, 6),        \
+            M(z, L, 7), M(z, L, 8), M(z, L, 9), M(z, L, 10), M(z, L, 11), M(z, L, 12),             \
+            M(z, L, 13), M(z, L, 14), M(z, L, 15)                                                  \
+    }
+#define HB_T_ENTRY(z, L)                                                                           \
+    {                                                                                              \
+        HB_T_LANES(HB_T_LO_L, z, L), HB_T_LANES(HB_T_RNG_L, z, L), HB_T_LANES(HB_T_OR_L, z, L),    \
+            HB_T_LANES(HB_T_SHUF_L, z, L)                                                          \
+    }
+#define HB_T_ROW(z)                                                                                \
+    {                                                                                              \
+        HB_T_ENTRY(z, 0), HB_T_ENTRY(z, 1), HB_T_ENTRY(z, 2), HB_T_ENTRY(z, 3), HB_T_ENTRY(z, 4),  \
+            HB_T_ENTRY(z, 5), HB_T_ENTRY(z, 6), HB_T_ENTRY(z, 7), HB_T_ENTRY(z, 8),                \
+            HB_T_ENTRY(z, 9), HB_T_ENTRY(z, 10), HB_T_ENTRY(z, 11), HB_T_ENTRY(z, 12),             \
+            HB_T_ENTRY(z, 13), HB_T_ENTRY(z, 14), HB_T_ENTRY(z, 15)                                \
+    }
+
+typedef struct hb_simd_tail {
+    _Alignas(16) uint8_t lo[16];
+    _Alignas(16) uint8_t rng[16];
+    _Alignas(16) uint8_t orm[16];
+    _Alignas(16) uint8_t shuf[16];
+} hb_simd_tail;
+
+static const hb_simd_tail hb_simd_tails[2][16] = {HB_T_ROW(0), HB_T_ROW(1)};
+
+/* ---- the kernel ----------------------------------------------------------------------------- */
+
+#define HB_LD(p) _mm_load_si128((const __m128i *)(const void *)(p))
+#define HB_LDU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define HB_LD256(p) _mm256_load_si256((const __m256i *)(const void *)(p))
+
+/* Each lane of x (bytes minus their lower bound) within its range: all-ones where valid. */
+static inline __m128i hb_simd_in_range(__m128i x, __m128i rng)
+{
+    return _mm_cmpeq_epi8(_mm_min_epu8(x, rng), x);
+}
+
+__attribute__((always_inline)) static inline int hb_simd_parse(const char *s, size_t len,
+                                                               hb_rfc3339_time *out)
+{
+    if (len - HB_RFC3339_MIN_LEN > HB_RFC3339_MAX_LEN - HB_RFC3339_MIN_LEN) /* also len < 20 */
+        return HB_EPARSE;
+    const unsigned char *u = (const unsigned char *)s;
+
+    /* the head: validate 19 bytes, gather the 14 digits, pairs to numbers */
+#ifdef HB_SIMD_AVX2
+    __m256i ab = _mm256_inserti128_si256(_mm256_castsi128_si256(HB_LDU(s)), HB_LDU(s + 3), 1);
+    __m256i x = _mm256_sub_epi8(_mm256_or_si256(ab, HB_LD256(hb_simd_or)), HB_LD256(hb_simd_lo));
+    __m256i ok2 = _mm256_cmpeq_epi8(_mm256_min_epu8(x, HB_LD256(hb_simd_rng)), x);
+    __m128i ok = _mm_and_si128(_mm256_castsi256_si128(ok2), _mm256_extracti128_si256(ok2, 1));
+    __m256i g = _mm256_shuffle_epi8(x, HB_LD256(hb_simd_shuf));
+    __m128i digits = _mm_or_si128(_mm256_castsi256_si128(g), _mm256_extracti128_si256(g, 1));
+#else
+    __m128i xa = _mm_sub_epi8(_mm_or_si128(HB_LDU(s), HB_LD(hb_simd_or_a)), HB_LD(hb_simd_lo_a));
+    __m128i xb =
+        _mm_sub_epi8(_mm_or_si128(HB_LDU(s + 3), HB_LD(hb_simd_or_b)), HB_LD(hb_simd_lo_b));
+    __m128i ok = _mm_and_si128(hb_simd_in_range(xa, HB_LD(hb_simd_rng_a)),
+                               hb_simd_in_range(xb, HB_LD(hb_simd_rng_b)));
+    __m128i digits = _mm_or_si128(_mm_shuffle_epi8(xa, HB_LD(hb_simd_shuf_a)),
+                                  _mm_shuffle_epi8(xb, HB_LD(hb_simd_shuf_b)));
+#endif
+    __m128i tens = _mm_set1_epi16(0x010A); /* bytes 10, 1: first digit times ten */
+    __m128i fields = _mm_maddubs_epi16(digits, tens);
+    __m128i out_of_range = _mm_or_si128(_mm_cmpgt_epi16(fields, HB_LD(hb_simd_max)),
+                                        _mm_cmpgt_epi16(HB_LD(hb_simd_min), fields));
+
+    /* the tail: its shape from len and the last byte, then one template */
+    int zulu = (u[len - 1] | 0x20) == 'z';
+    const hb_simd_tail *t = &hb_simd_tails[zulu][len - HB_RFC3339_MIN_LEN];
+    __m128i xt = _mm_sub_epi8(_mm_or_si128(HB_LDU(s + len - 16), HB_LD(t->orm)), HB_LD(t->lo));
+    ok = _mm_and_si128(ok, hb_simd_in_range(xt, HB_LD(t->rng)));
+
+    /* lanes 0-1 the offset's hh, mm; lanes 7-15 the nine digits of the nanoseconds */
+    __m128i fd = _mm_shuffle_epi8(xt, HB_LD(t->shuf));
+    __m128i p2 = _mm_maddubs_epi16(fd, tens); /* hh mm 0 d0 d1d2 d3d4 d5d6 d7d8 */
+    out_of_range = _mm_or_si128(out_of_range,
+                                _mm_cmpgt_epi16(p2, _mm_setr_epi16(23, 59, 0x7fff, 0x7fff, 0x7fff,
+                                                                   0x7fff, 0x7fff, 0x7fff)));
+    ok = _mm_andnot_si128(out_of_range, ok);
+    int bad = _mm_movemask_epi8(ok) != 0xFFFF;
+    __m128i p4 = _mm_madd_epi16(p2, _mm_setr_epi16(0, 0, 100, 1, 100, 1, 100, 1)); /* 4 digits */
+    __m128i p4w = _mm_packus_epi32(p4, p4);                                        /* 16-bit */
+    __m128i p8 = _mm_madd_epi16(p4w, _mm_set1_epi32(0x00012710)); /* 8 digits: 10000, 1 */
+    uint64_t n8 = (uint64_t)_mm_cvtsi128_si64(p8);
+    uint32_t nanos = (uint32_t)n8 * 100000000u + (uint32_t)(n8 >> 32);
+    int32_t offset =
+        _mm_cvtsi128_si32(_mm_madd_epi16(p2, _mm_setr_epi16(3600, 60, 0, 0, 0, 0, 0, 0)));
+
+    /* the sign: any byte for 'Z' (the offset is then 0) */
+    unsigned char sign = u[len - 6];
+    bad |= !zulu & (sign != '+') & (sign != '-');
+    offset = sign == '-' ? -offset : offset;
+
+    /* [Y01 * 100 + Y23, 0, hh * 3600 + mm * 60, ss] by one multiply-add */
+    __m128i ys = _mm_madd_epi16(fields, _mm_setr_epi16(100, 1, 0, 0, 3600, 60, 1, 0));
+    uint32_t year = (uint32_t)_mm_cvtsi128_si32(ys);
+    uint64_t hms = (uint64_t)_mm_extract_epi64(ys, 1);
+    uint32_t sod = (uint32_t)hms + (uint32_t)(hms >> 32);
+    uint64_t lo64 = (uint64_t)_mm_cvtsi128_si64(fields);
+    uint32_t month = (uint32_t)(lo64 >> 32 & 0xFFFF), day = (uint32_t)(lo64 >> 48);
+    if (bad || hb_ts_bad_mday(year, month, day))
+        return HB_EPARSE;
+    return hb_ts_store(year, month, day, (int32_t)sod, offset, nanos, out);
+}
+
+#endif /* HB_RFC3339_SIMD_H */
