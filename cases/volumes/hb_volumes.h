@@ -1,0 +1,199 @@
+/* hb_volumes.h - decoding the EC2 DescribeVolumes XML response into typed volumes.
+ *
+ * Incident 3 of DESIGN.md: the AWS SDK for Ruby took far longer for DescribeVolumes when each of
+ * 300 volumes carried 20 tags; it parses the XML with a streaming parser and builds one struct per
+ * volume and per tag, so the cost follows the number of elements. This module is the typed model,
+ * the decode contract, the strategies that implement it (from the memchr ceiling to expat, a
+ * generic tree, libxml2's DOM and a hand-written decoder) and the canonical form that verifies
+ * them against each other.
+ *
+ * The decode contract (the one the AWS SDKs follow):
+ *  - volumes are the `item` children of `volumeSet` (a child of the root); tags are
+ *    `tagSet/item/{key,value}`, attachments `attachmentSet/item/{...}`, in document order with
+ *    duplicates kept; a missing or empty tagSet gives no tags. Several volumeSet (tagSet,
+ *    attachmentSet) elements append to the same list. The root's name is not checked.
+ *  - elements are matched by local name (the part after the last ':'); namespace prefixes,
+ *    namespace declarations and the namespace URI are ignored; prefixes need not be declared.
+ *  - a leaf's text is the concatenation of all its character data, entity and character
+ *    references and CDATA sections (line ends normalised to LF as XML 1.0 section 2.11 says),
+ *    never trimmed; an empty element gives "" (present, length 0). Elements inside a leaf are
+ *    skipped with their text. A leaf given twice keeps the last.
+ *  - unknown elements and all attributes, at any depth, are skipped; members come in any order.
+ *  - integers (size, iops, throughput) are an optional '-' and 1 to 19 ASCII digits within int64;
+ *    booleans are exactly "true" or "false"; anything else is an error naming the field.
+ *  - createTime and attachTime are parsed into an instant by the timestamp case's reference
+ *    parser (cases/rfc3339, hb_rfc3339_parse: RFC 3339 date-time as a Spanner TIMESTAMP holds it,
+ *    e.g. "2012-10-16T20:00:16.000Z"); the text is kept as sent too. A value it rejects (an empty
+ *    one too) is an error naming the member.
+ *  - the document must be well-formed XML 1.0 and complete; a document type declaration
+ *    (DOCTYPE) is rejected, so only the five predefined entities exist; expat's protection
+ *    against entity amplification stays on (expat 2.5 default).
+ *
+ * The model is a struct per volume, attachment and tag reached through arrays of pointers, as an
+ * SDK's objects are: expat-typed allocates each struct and each string on its own, the arena
+ * strategies carve the same structs out of a few large blocks.
+ *
+ * Memory: a decoded hb_volumes owns its structs, strings and arrays (hb_volumes_free), except that
+ * the strings of strategy "fast" may point into the input document: keep the document alive and
+ * unchanged while the result is used. All memory a strategy asks for (expat's and libxml2's own
+ * included) goes through one counting allocator, whose totals are in hb_volumes.mem.
+ */
+#ifndef HB_VOLUMES_H
+#define HB_VOLUMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hb_rfc3339.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A decoded string: len bytes of UTF-8 at s (not NUL-terminated). s == NULL: the element was
+ * absent; s != NULL with len == 0: present and empty. */
+typedef struct hb_vol_str {
+    const char *s;
+    size_t len;
+} hb_vol_str;
+
+typedef struct hb_vol_tag {
+    hb_vol_str key;
+    hb_vol_str value;
+} hb_vol_tag;
+
+/* Bits of hb_volume.present and hb_vol_attachment.present: which scalar members were given. */
+enum hb_vol_present {
+    HB_VOL_HAS_SIZE = 1u << 0,
+    HB_VOL_HAS_IOPS = 1u << 1,
+    HB_VOL_HAS_THROUGHPUT = 1u << 2,
+    HB_VOL_HAS_ENCRYPTED = 1u << 3,
+    HB_VOL_HAS_MULTI_ATTACH = 1u << 4,
+    HB_VOL_HAS_DELETE_ON_TERMINATION = 1u << 5, /* hb_vol_attachment */
+};
+
+typedef struct hb_vol_attachment {
+    hb_vol_str volume_id;
+    hb_vol_str instance_id;
+    hb_vol_str device;
+    hb_vol_str status;
+    hb_vol_str attach_time;         /* RFC 3339 text as sent */
+    hb_rfc3339_time attach_instant; /* the same, parsed (when attach_time is present) */
+    uint8_t delete_on_termination;
+    uint32_t present; /* HB_VOL_HAS_DELETE_ON_TERMINATION */
+} hb_vol_attachment;
+
+typedef struct hb_volume {
+    hb_vol_str volume_id;
+    int64_t size; /* GiB */
+    hb_vol_str snapshot_id;
+    hb_vol_str availability_zone;
+    hb_vol_str status;
+    hb_vol_str create_time;         /* RFC 3339 text as sent */
+    hb_rfc3339_time create_instant; /* the same, parsed (when create_time is present) */
+    hb_vol_str volume_type;
+    int64_t iops;
+    int64_t throughput; /* MiB/s */
+    uint8_t encrypted;
+    uint8_t multi_attach_enabled;
+    uint32_t present;                /* hb_vol_present bits for the scalars above */
+    hb_vol_attachment **attachments; /* nattachments pointers, in document order */
+    size_t nattachments;
+    hb_vol_tag **tags; /* ntags pointers, in document order */
+    size_t ntags;
+} hb_volume;
+
+/* Allocation totals of one decode: every malloc/realloc the strategy made, its parser's
+ * included (realloc counts as one allocation). Bytes are the sizes asked for. */
+typedef struct hb_vol_mem_stats {
+    uint64_t allocations;
+    uint64_t bytes;      /* sum of the sizes asked for */
+    uint64_t peak_bytes; /* largest sum of live blocks during the decode */
+} hb_vol_mem_stats;
+
+/* What a strategy gives. Decoders fill volumes; the two baselines fill only count. */
+typedef struct hb_volumes {
+    hb_volume **volumes; /* nvolumes pointers, in document order */
+    size_t nvolumes;
+    hb_vol_str request_id;
+    hb_vol_str next_token;
+    uint64_t elements; /* elements in the document (every start tag), where the strategy counts */
+    uint64_t count;    /* the baselines' answer: memchr-scan '<' bytes, expat-count elements */
+    hb_vol_mem_stats mem;
+    /* private: what hb_volumes_free releases */
+    int owns_strings_; /* 1: every struct, string and array is its own block; 0: arena_ */
+    void *arena_;      /* arena chunks, a singly linked list */
+    size_t live_;      /* bytes of the result still allocated (for mem.peak_bytes accounting) */
+} hb_volumes;
+
+/* Where and why a document was rejected. Line and column count from 1 (column in bytes), as
+ * near to the offending token as the strategy can tell. */
+typedef struct hb_vol_error {
+    const char *reason; /* static text or msg */
+    uint64_t line;
+    uint64_t column;
+    char msg[192];
+} hb_vol_error;
+
+/* What a strategy computes. */
+enum hb_vol_output {
+    HB_VOL_OUT_VOLUMES = 0, /* the typed volumes (and elements) */
+    HB_VOL_OUT_ELEMENTS,    /* count = elements (expat-count) */
+    HB_VOL_OUT_LT,          /* count = '<' bytes (memchr-scan) */
+};
+
+/* One row of the strategy registry. */
+typedef struct hb_vol_strategy {
+    const char *name; /* the benchmark and --strategy name */
+    const char *desc; /* one line */
+    /* Decodes len bytes at doc into *out (zeroed by the caller), fed whole (piece == 0) or in
+     * pieces of piece bytes (streaming strategies only). Returns HB_OK, or HB_EPARSE /
+     * HB_ETRUNC / HB_ERANGE / HB_ENOMEM with *err filled; *out must still be released. */
+    int (*decode)(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out, hb_vol_error *err);
+    int output;    /* enum hb_vol_output */
+    int streaming; /* 1: accepts piece > 0 (the document fed as from a socket) */
+} hb_vol_strategy;
+
+/* The registry in presentation order: the ceiling and floor first, then the decoders. */
+extern const hb_vol_strategy hb_vol_strategies[];
+extern const size_t hb_vol_strategy_count;
+
+#define HB_VOL_REFERENCE "expat-typed" /* the strategy every other is checked against */
+
+/* The row named name, or NULL (also for NULL). */
+const hb_vol_strategy *hb_vol_find(const char *name);
+
+/* Runs strategy s on doc (see hb_vol_strategy.decode); zeroes *out and *err first. piece > 0 for
+ * a strategy that does not stream is HB_EINVAL. Release *out with hb_volumes_free in every case. */
+int hb_volumes_decode(const hb_vol_strategy *s, const uint8_t *doc, size_t len, size_t piece,
+                      hb_volumes *out, hb_vol_error *err);
+
+/* Frees what *v holds and zeroes it. Safe on a zeroed or already freed hb_volumes. */
+void hb_volumes_free(hb_volumes *v);
+
+/* Writes the volumes as a JSON array, one volume per line:
+ *   [
+ *   {"volumeId": "vol-1", "size": 8, ..., "attachments": [...], "tags": [{"key": "k", "value":
+ * "v"}]},
+ *   ...
+ *   ]
+ * Members in the order of hb_volume; absent members are left out; attachments and tags are always
+ * written. Strings are escaped per RFC 8259 (", \, control characters; UTF-8 passed through).
+ * write is called with consecutive pieces; a nonzero return stops and is returned. */
+int hb_volumes_json(const hb_volumes *v, int (*write)(void *ctx, const char *p, size_t n),
+                    void *ctx);
+
+/* The canonical digest of the decoded volumes: FNV-1a 64 of their JSON form. Equal volumes give
+ * equal digests; the verification of every strategy compares it and then every member. */
+uint64_t hb_volumes_digest(const hb_volumes *v);
+
+/* 0 when a and b hold the same volumes (every member, order included, the parsed instants too;
+ * request_id and next_token too), else nonzero with the first difference described in msg (cap
+ * bytes, e.g. "volume 12 tag 3 value: \"a&b\" vs \"a\""). */
+int hb_volumes_compare(const hb_volumes *a, const hb_volumes *b, char *msg, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HB_VOLUMES_H */

@@ -1,0 +1,858 @@
+/* vol_fast.c - "fast": a hand-written decoder of the DescribeVolumes response.
+ *
+ * One pass over the whole document, no tokens materialised. Character data is scanned 16 bytes at
+ * a time (SSE2; a table loop elsewhere) for the bytes that need attention - '<', '&', ']', CR,
+ * control characters and non-ASCII bytes - so indentation and plain values cost a load, a few
+ * compares and a movemask per 16 bytes. Element names are classified once by the builder's switch
+ * and matched at their end tag by one memcmp with the start's name. A leaf whose content is one
+ * plain run of text is handed to the builder as a pointer into the input (zero copy); anything
+ * else (references, CR, CDATA, comments or elements inside the leaf) goes through the builder's
+ * text buffer into the arena.
+ *
+ * It checks everything expat checks for a document without a DOCTYPE, or rejects it: well-formed
+ * tags, matching end tags, unique attributes with quoted values free of '<', the predefined
+ * entities and character references (to a valid XML Char), no "]]>" in character data, comments
+ * without "--", PIs not named xml, XML 1.0 characters in valid UTF-8 everywhere, one root element
+ * with only whitespace, comments and PIs around it. Supported subset (anything else is an error,
+ * never a wrong answer): UTF-8 documents (an encoding declaration other than UTF-8 is refused),
+ * version 1.0, ASCII names, at most 64 attributes per element.
+ */
+#include "hb_volumes.h"
+#include "volumes_impl.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define DOCTYPE_REASON "a document type declaration (DOCTYPE) is not allowed"
+#define FX_MAX_ATTS 64
+
+/* Byte classes. */
+enum {
+    C_NAME_START = 1, /* ASCII letter, '_', ':' */
+    C_NAME = 2,       /* name start, digit, '.', '-' */
+    C_SPACE = 4,      /* S: space, tab, LF, CR */
+    C_SPECIAL = 8,    /* needs attention in character data */
+};
+
+static uint8_t fx_class[256]; /* written once, by fx_class_init under pthread_once */
+static pthread_once_t fx_class_once = PTHREAD_ONCE_INIT;
+
+static void fx_class_init(void)
+{
+    for (int c = 0; c < 256; c++) {
+        uint8_t k = 0;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':')
+            k |= C_NAME_START | C_NAME;
+        if ((c >= '0' && c <= '9') || c == '.' || c == '-')
+            k |= C_NAME;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            k |= C_SPACE;
+        if (c == '<' || c == '&' || c == ']' || c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n'))
+            k |= C_SPECIAL;
+        fx_class[c] = k;
+    }
+}
+
+typedef struct fx {
+    const uint8_t *doc, *end;
+    hb_vol_error *err;
+    vb b;
+    const uint8_t **names; /* names[d]: the name of the open element at depth d */
+    uint32_t *nlens;
+    size_t ncap;
+    int rc; /* the first error's code */
+} fx;
+
+/* Records an error at byte at. Returns code. */
+static int fx_fail(fx *x, const uint8_t *at, int code, const char *reason)
+{
+    hb_vol_fail(x->err, code, reason);
+    if (x->rc)
+        return x->rc; /* the first error stands, with its position */
+    x->rc = code;
+    if (at > x->end)
+        at = x->end;
+    hb_vol_position(x->doc, (size_t)(at - x->doc), &x->err->line, &x->err->column);
+    return code;
+}
+
+/* The first byte at or after p that needs attention in character data, or end. */
+static inline const uint8_t *fx_find_special(const uint8_t *p, const uint8_t *end)
+{
+#if defined(__SSE2__)
+    const __m128i lt = _mm_set1_epi8('<'), amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']');
+    const __m128i sp = _mm_set1_epi8(0x20), nl = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t');
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        /* signed compare: control characters and every byte >= 0x80 are below 0x20 */
+        __m128i ctrl = _mm_andnot_si128(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, tab)),
+                                        _mm_cmplt_epi8(v, sp));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, rb), ctrl));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask)
+            return p + __builtin_ctz(mask);
+        p += 16;
+    }
+#endif
+    while (p < end && !(fx_class[*p] & C_SPECIAL))
+        p++;
+    return p;
+}
+
+/* Decodes the UTF-8 sequence at p (*p >= 0x80) and checks it is an XML Char. Returns the byte
+ * after it, or NULL (invalid UTF-8, a surrogate, U+FFFE or U+FFFF, or cut by end). */
+static const uint8_t *fx_utf8(const uint8_t *p, const uint8_t *end)
+{
+    uint32_t c = p[0], cp;
+    size_t n;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return NULL;
+    }
+    if ((size_t)(end - p) < n)
+        return NULL;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return NULL;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return NULL;
+    if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+        return NULL;
+    return p + n;
+}
+
+/* Nonzero when the UTF-8 sequence at p is valid so far but cut by end. */
+static int fx_utf8_cut(const uint8_t *p, const uint8_t *end)
+{
+    size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+    if (n == 0 || p[0] > 0xf4 || (size_t)(end - p) >= n)
+        return 0;
+    for (const uint8_t *q = p + 1; q < end; q++)
+        if ((*q & 0xc0) != 0x80)
+            return 0;
+    return 1;
+}
+
+/* Checks that [p, end) holds only XML Chars (valid UTF-8, no control characters but tab, LF,
+ * CR). Returns NULL when it does, else the offending byte. */
+static const uint8_t *fx_check_chars(const uint8_t *p, const uint8_t *end)
+{
+    while (p < end) {
+        uint8_t c = *p;
+        if (c >= 0x80) {
+            const uint8_t *q = fx_utf8(p, end);
+            if (!q)
+                return p;
+            p = q;
+        } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            return p;
+        } else {
+            p++;
+        }
+    }
+    return NULL;
+}
+
+/* Character data of the open leaf to the builder. Returns 0, or -1 with the error recorded. */
+static int fx_put(fx *x, const char *s, size_t n)
+{
+    if (vb_text(&x->b, s, n) == HB_OK)
+        return 0;
+    fx_fail(x, x->doc, HB_ENOMEM, "out of memory");
+    return -1;
+}
+
+/* Writes code point cp as UTF-8 to out; returns the length. */
+static size_t fx_put_utf8(uint32_t cp, char *out)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xc0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xe0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        out[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    out[0] = (char)(0xf0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    out[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* A reference at p ('&'): the five predefined entities or a character reference. Writes its
+ * UTF-8 to out (4 bytes room) and its length to *n; returns the byte after ';' or NULL with the
+ * error recorded. */
+static const uint8_t *fx_reference(fx *x, const uint8_t *p, char *out, size_t *n)
+{
+    const uint8_t *end = x->end, *q = p + 1;
+    if (q < end && *q == '#') {
+        q++;
+        uint32_t cp = 0;
+        int hex = q < end && *q == 'x', digits = 0;
+        if (hex)
+            q++;
+        for (; q < end; q++, digits++) {
+            uint32_t d;
+            if (*q >= '0' && *q <= '9')
+                d = (uint32_t)(*q - '0');
+            else if (hex && *q >= 'a' && *q <= 'f')
+                d = (uint32_t)(*q - 'a' + 10);
+            else if (hex && *q >= 'A' && *q <= 'F')
+                d = (uint32_t)(*q - 'A' + 10);
+            else
+                break;
+            cp = cp * (hex ? 16 : 10) + d;
+            if (cp > 0x10ffff)
+                cp = 0x110000; /* stays invalid */
+        }
+        if (q == end) {
+            fx_fail(x, p, HB_ETRUNC, "document ends inside a character reference");
+            return NULL;
+        }
+        if (!digits || *q != ';') {
+            fx_fail(x, q, HB_EPARSE, "malformed character reference");
+            return NULL;
+        }
+        int ok = cp == 0x9 || cp == 0xa || cp == 0xd || (cp >= 0x20 && cp <= 0xd7ff) ||
+                 (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+        if (!ok) {
+            fx_fail(x, p, HB_EPARSE, "reference to invalid character number");
+            return NULL;
+        }
+        *n = fx_put_utf8(cp, out);
+        return q + 1;
+    }
+    const uint8_t *name = q;
+    while (q < end && (fx_class[*q] & C_NAME))
+        q++;
+    if (q == end) {
+        fx_fail(x, p, HB_ETRUNC, "document ends inside an entity reference");
+        return NULL;
+    }
+    if (q == name || !(fx_class[*name] & C_NAME_START) || *q != ';') {
+        fx_fail(x, q, HB_EPARSE,
+                *q >= 0x80 ? "unsupported: non-ASCII entity name" : "malformed entity reference");
+        return NULL;
+    }
+    size_t len = (size_t)(q - name);
+    char c = 0;
+    if (len == 2 && name[0] == 'l' && name[1] == 't')
+        c = '<';
+    else if (len == 2 && name[0] == 'g' && name[1] == 't')
+        c = '>';
+    else if (len == 3 && memcmp(name, "amp", 3) == 0)
+        c = '&';
+    else if (len == 4 && memcmp(name, "apos", 4) == 0)
+        c = '\'';
+    else if (len == 4 && memcmp(name, "quot", 4) == 0)
+        c = '"';
+    if (!c) {
+        fx_fail(x, p, HB_EPARSE, "undefined entity");
+        return NULL;
+    }
+    out[0] = c;
+    *n = 1;
+    return q + 1;
+}
+
+/* Character data from p up to the next '<', which is returned (end when the input ends: the
+ * caller decides). In a leaf (capture) the decoded text goes to the builder. NULL on error. */
+static const uint8_t *fx_text(fx *x, const uint8_t *p, int capture)
+{
+    const uint8_t *end = x->end, *run = p;
+    char buf[4];
+    size_t n;
+    for (;;) {
+        p = fx_find_special(p, end);
+        if (p == end)
+            return p;
+        uint8_t c = *p;
+        if (c == '<')
+            break;
+        if (c == '&') {
+            if (capture && p > run && fx_put(x, (const char *)run, (size_t)(p - run)))
+                return NULL;
+            p = fx_reference(x, p, buf, &n);
+            if (!p)
+                return NULL;
+            if (capture && fx_put(x, buf, n))
+                return NULL;
+            run = p;
+        } else if (c == ']') {
+            if (end - p >= 3 && p[1] == ']' && p[2] == '>') {
+                fx_fail(x, p, HB_EPARSE, "\"]]>\" is not allowed in character data");
+                return NULL;
+            }
+            p++;
+        } else if (c == '\r') {
+            /* XML 1.0 section 2.11: CR LF and a lone CR become LF */
+            if (capture && p > run && fx_put(x, (const char *)run, (size_t)(p - run)))
+                return NULL;
+            if (capture && fx_put(x, "\n", 1))
+                return NULL;
+            p++;
+            if (p < end && *p == '\n')
+                p++;
+            run = p;
+        } else if (c >= 0x80) {
+            const uint8_t *q = fx_utf8(p, end);
+            if (!q) {
+                if (fx_utf8_cut(p, end))
+                    fx_fail(x, p, HB_ETRUNC, "document ends inside a UTF-8 character");
+                else
+                    fx_fail(x, p, HB_EPARSE, "not well-formed (invalid UTF-8 or character)");
+                return NULL;
+            }
+            p = q;
+        } else {
+            fx_fail(x, p, HB_EPARSE, "not well-formed (invalid character)");
+            return NULL;
+        }
+    }
+    if (capture && p > run) {
+        if (x->b.tlen == 0 && end - p >= 2 && p[1] == '/')
+            vb_leaf_direct(&x->b, (const char *)run, (size_t)(p - run));
+        else if (fx_put(x, (const char *)run, (size_t)(p - run)))
+            return NULL;
+    }
+    return p;
+}
+
+static inline const uint8_t *fx_skip_space(const uint8_t *p, const uint8_t *end)
+{
+    while (p < end && (fx_class[*p] & C_SPACE))
+        p++;
+    return p;
+}
+
+/* A name at p: returns the byte after it, or NULL with the error recorded. */
+static const uint8_t *fx_name(fx *x, const uint8_t *p)
+{
+    const uint8_t *end = x->end, *q = p;
+    if (q < end && (fx_class[*q] & C_NAME_START)) {
+        q++;
+        while (q < end && (fx_class[*q] & C_NAME))
+            q++;
+    }
+    if (q == end) {
+        fx_fail(x, p, HB_ETRUNC, "document ends inside a tag");
+        return NULL;
+    }
+    if (*q >= 0x80) {
+        fx_fail(x, q, HB_EPARSE, "unsupported: non-ASCII name");
+        return NULL;
+    }
+    if (q == p) {
+        fx_fail(x, p, HB_EPARSE, "not well-formed (invalid token)");
+        return NULL;
+    }
+    return q;
+}
+
+/* A comment at p ("<!--"): returns the byte after "-->" or NULL. */
+static const uint8_t *fx_comment(fx *x, const uint8_t *p)
+{
+    const uint8_t *end = x->end, *q = p + 4;
+    for (;;) {
+        const uint8_t *d = memchr(q, '-', (size_t)(end - q));
+        if (!d || end - d < 3) {
+            fx_fail(x, p, HB_ETRUNC, "document ends inside a comment");
+            return NULL;
+        }
+        if (d[1] == '-') {
+            if (d[2] != '>') {
+                fx_fail(x, d, HB_EPARSE, "\"--\" is not allowed in a comment");
+                return NULL;
+            }
+            const uint8_t *bad = fx_check_chars(p + 4, d);
+            if (bad) {
+                fx_fail(x, bad, HB_EPARSE, "not well-formed (invalid character)");
+                return NULL;
+            }
+            return d + 3;
+        }
+        q = d + 1;
+    }
+}
+
+/* A processing instruction at p ("<?"): returns the byte after "?>" or NULL. */
+static const uint8_t *fx_pi(fx *x, const uint8_t *p)
+{
+    const uint8_t *end = x->end, *name = p + 2;
+    const uint8_t *q = fx_name(x, name);
+    if (!q)
+        return NULL;
+    if (q - name == 3 && (name[0] | 0x20) == 'x' && (name[1] | 0x20) == 'm' &&
+        (name[2] | 0x20) == 'l') {
+        fx_fail(x, p, HB_EPARSE, "XML or text declaration not at start of entity");
+        return NULL;
+    }
+    if (*q == '?' && end - q >= 2 && q[1] == '>')
+        return q + 2;
+    if (!(fx_class[*q] & C_SPACE) && !(*q == '?' && end - q < 2)) {
+        fx_fail(x, q, HB_EPARSE, "not well-formed (invalid token)");
+        return NULL;
+    }
+    for (const uint8_t *s = q;;) {
+        const uint8_t *e = memchr(s, '?', (size_t)(end - s));
+        if (!e || end - e < 2) {
+            fx_fail(x, p, HB_ETRUNC, "document ends inside a processing instruction");
+            return NULL;
+        }
+        if (e[1] == '>') {
+            const uint8_t *bad = fx_check_chars(q, e);
+            if (bad) {
+                fx_fail(x, bad, HB_EPARSE, "not well-formed (invalid character)");
+                return NULL;
+            }
+            return e + 2;
+        }
+        s = e + 1;
+    }
+}
+
+/* A CDATA section at p ("<![CDATA["): its content to the builder when capturing; returns the
+ * byte after "]]>" or NULL. */
+static const uint8_t *fx_cdata(fx *x, const uint8_t *p, int capture)
+{
+    const uint8_t *end = x->end, *s = p + 9, *q = s;
+    for (;;) {
+        const uint8_t *e = memchr(q, ']', (size_t)(end - q));
+        if (!e || end - e < 3) {
+            fx_fail(x, p, HB_ETRUNC, "document ends inside a CDATA section");
+            return NULL;
+        }
+        if (e[1] == ']' && e[2] == '>') {
+            q = e;
+            break;
+        }
+        q = e + 1;
+    }
+    const uint8_t *bad = fx_check_chars(s, q);
+    if (bad) {
+        fx_fail(x, bad, HB_EPARSE, "not well-formed (invalid character)");
+        return NULL;
+    }
+    if (capture) {
+        /* line ends normalised as in character data */
+        const uint8_t *run = s;
+        for (const uint8_t *c = s; c < q; c++) {
+            if (*c != '\r')
+                continue;
+            if (fx_put(x, (const char *)run, (size_t)(c - run)) || fx_put(x, "\n", 1))
+                return NULL;
+            if (c + 1 < q && c[1] == '\n')
+                c++;
+            run = c + 1;
+        }
+        if (fx_put(x, (const char *)run, (size_t)(q - run)))
+            return NULL;
+    }
+    return q + 3;
+}
+
+/* An attribute value at p (the quote): checks it; returns the byte after the closing quote. */
+static const uint8_t *fx_att_value(fx *x, const uint8_t *p)
+{
+    const uint8_t *end = x->end, *q = p + 1;
+    uint8_t quote = *p;
+    char buf[4];
+    size_t n;
+    while (q < end && *q != quote) {
+        uint8_t c = *q;
+        if (c == '<') {
+            fx_fail(x, q, HB_EPARSE, "'<' is not allowed in an attribute value");
+            return NULL;
+        }
+        if (c == '&') {
+            q = fx_reference(x, q, buf, &n);
+            if (!q)
+                return NULL;
+        } else if (c >= 0x80) {
+            const uint8_t *r = fx_utf8(q, end);
+            if (!r) {
+                fx_fail(x, q, HB_EPARSE, "not well-formed (invalid UTF-8 or character)");
+                return NULL;
+            }
+            q = r;
+        } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            fx_fail(x, q, HB_EPARSE, "not well-formed (invalid character)");
+            return NULL;
+        } else {
+            q++;
+        }
+    }
+    if (q == end) {
+        fx_fail(x, p, HB_ETRUNC, "document ends inside an attribute value");
+        return NULL;
+    }
+    return q + 1;
+}
+
+/* Pushes the name of a newly opened element (at builder depth b.depth). */
+static int fx_push_name(fx *x, const uint8_t *name, size_t len)
+{
+    size_t d = x->b.depth;
+    if (d >= x->ncap) {
+        size_t nc = x->ncap ? x->ncap * 2 : 64;
+        const uint8_t **nn = hb_vm_realloc(x->b.out, x->names, nc * sizeof *nn);
+        if (!nn)
+            return HB_ENOMEM;
+        x->names = nn;
+        uint32_t *nl = hb_vm_realloc(x->b.out, x->nlens, nc * sizeof *nl);
+        if (!nl)
+            return HB_ENOMEM;
+        x->nlens = nl;
+        x->ncap = nc;
+    }
+    x->names[d] = name;
+    x->nlens[d] = (uint32_t)len;
+    return HB_OK;
+}
+
+/* A start tag at p ('<' then a name start): attributes checked and skipped; the element is opened
+ * in the builder (and closed at once for an empty-element tag). Returns the byte after '>'. */
+static const uint8_t *fx_start_tag(fx *x, const uint8_t *p)
+{
+    const uint8_t *end = x->end, *name = p + 1;
+    const uint8_t *q = fx_name(x, name);
+    if (!q)
+        return NULL;
+    size_t nlen = (size_t)(q - name);
+    if (nlen > UINT32_MAX) {
+        fx_fail(x, name, HB_EPARSE, "unsupported: name too long");
+        return NULL;
+    }
+    const uint8_t *att_name[FX_MAX_ATTS];
+    size_t att_len[FX_MAX_ATTS], natts = 0;
+    for (;;) {
+        /* q: just after the name or an attribute value */
+        if (*q == '>' || *q == '/')
+            break;
+        if (!(fx_class[*q] & C_SPACE)) {
+            fx_fail(x, q, HB_EPARSE, "not well-formed (invalid token)");
+            return NULL;
+        }
+        q = fx_skip_space(q, end);
+        if (q == end)
+            break;
+        if (*q == '>' || *q == '/')
+            break;
+        const uint8_t *an = q;
+        q = fx_name(x, an);
+        if (!q)
+            return NULL;
+        size_t alen = (size_t)(q - an);
+        for (size_t i = 0; i < natts; i++) {
+            if (att_len[i] == alen && memcmp(att_name[i], an, alen) == 0) {
+                fx_fail(x, an, HB_EPARSE, "duplicate attribute");
+                return NULL;
+            }
+        }
+        if (natts == FX_MAX_ATTS) {
+            fx_fail(x, an, HB_EPARSE, "unsupported: more than 64 attributes");
+            return NULL;
+        }
+        att_name[natts] = an;
+        att_len[natts++] = alen;
+        q = fx_skip_space(q, end);
+        if (q < end && *q != '=') {
+            fx_fail(x, q, HB_EPARSE, "not well-formed (invalid token)");
+            return NULL;
+        }
+        if (q < end)
+            q = fx_skip_space(q + 1, end);
+        if (q == end)
+            break;
+        if (*q != '"' && *q != '\'') {
+            fx_fail(x, q, HB_EPARSE, "not well-formed (invalid token)");
+            return NULL;
+        }
+        q = fx_att_value(x, q);
+        if (!q)
+            return NULL;
+        if (q == end)
+            break;
+    }
+    if (q == end || (*q == '/' && end - q < 2)) {
+        fx_fail(x, p, HB_ETRUNC, "document ends inside a tag");
+        return NULL;
+    }
+    int empty = *q == '/';
+    if (empty && q[1] != '>') {
+        fx_fail(x, q, HB_EPARSE, "not well-formed (invalid token)");
+        return NULL;
+    }
+    int rc = vb_start(&x->b, (const char *)name, nlen);
+    if (rc != HB_OK) {
+        fx_fail(x, p, rc, "out of memory");
+        return NULL;
+    }
+    if (empty) {
+        rc = vb_end(&x->b, (const char *)name, nlen);
+        if (rc != HB_OK) {
+            fx_fail(x, p, rc, "bad value");
+            return NULL;
+        }
+        return q + 2;
+    }
+    if (fx_push_name(x, name, nlen) != HB_OK) {
+        fx_fail(x, p, HB_ENOMEM, "out of memory");
+        return NULL;
+    }
+    return q + 1;
+}
+
+/* An end tag at p ("</"): must close the innermost element. Returns the byte after '>'. */
+static const uint8_t *fx_end_tag(fx *x, const uint8_t *p)
+{
+    const uint8_t *end = x->end, *name = p + 2;
+    size_t d = x->b.depth, nlen = x->nlens[d];
+    const uint8_t *q = name + nlen;
+    if ((size_t)(end - name) > nlen && memcmp(name, x->names[d], nlen) == 0 &&
+        !(fx_class[*q] & C_NAME) && *q < 0x80) {
+        /* the name matches and ends there */
+    } else {
+        q = fx_name(x, name);
+        if (!q)
+            return NULL;
+        fx_fail(x, name, HB_EPARSE, "mismatched tag");
+        return NULL;
+    }
+    if (*q != '>') {
+        q = fx_skip_space(q, end);
+        if (q == end) {
+            fx_fail(x, p, HB_ETRUNC, "document ends inside a tag");
+            return NULL;
+        }
+        if (*q != '>') {
+            fx_fail(x, q, HB_EPARSE, "not well-formed (invalid token)");
+            return NULL;
+        }
+    }
+    int rc = vb_end(&x->b, (const char *)x->names[d], nlen);
+    if (rc != HB_OK) {
+        fx_fail(x, p, rc, "bad value");
+        return NULL;
+    }
+    return q + 1;
+}
+
+/* The XML declaration at p ("<?xml" S): version 1.0, encoding UTF-8 (any case) or none,
+ * standalone yes or no. Returns the byte after "?>". */
+static const uint8_t *fx_xml_decl(fx *x, const uint8_t *p)
+{
+    const uint8_t *end = x->end, *q = p + 5;
+    static const char *const names[3] = {"version", "encoding", "standalone"};
+    int next = 0;
+    for (;;) {
+        const uint8_t *s = q;
+        q = fx_skip_space(q, end);
+        if (end - q < 2) {
+            fx_fail(x, p, HB_ETRUNC, "document ends inside the XML declaration");
+            return NULL;
+        }
+        if (q[0] == '?' && q[1] == '>') {
+            if (next == 0)
+                break; /* caught below: version is required */
+            return q + 2;
+        }
+        if (q == s) {
+            fx_fail(x, q, HB_EPARSE, "XML declaration not well-formed");
+            return NULL;
+        }
+        const uint8_t *n = q;
+        while (q < end && *q >= 'a' && *q <= 'z')
+            q++;
+        int which = -1;
+        for (int i = next; i < 3; i++)
+            if ((size_t)(q - n) == strlen(names[i]) && memcmp(n, names[i], (size_t)(q - n)) == 0)
+                which = i;
+        if (which < 0 || (next == 0 && which != 0)) {
+            fx_fail(x, n, HB_EPARSE, "XML declaration not well-formed");
+            return NULL;
+        }
+        q = fx_skip_space(q, end);
+        if (q == end || *q != '=') {
+            fx_fail(x, q, q == end ? HB_ETRUNC : HB_EPARSE, "XML declaration not well-formed");
+            return NULL;
+        }
+        q = fx_skip_space(q + 1, end);
+        if (q == end || (*q != '"' && *q != '\'')) {
+            fx_fail(x, q, q == end ? HB_ETRUNC : HB_EPARSE, "XML declaration not well-formed");
+            return NULL;
+        }
+        const uint8_t *v = q + 1, *ve = memchr(v, *q, (size_t)(end - v));
+        if (!ve) {
+            fx_fail(x, p, HB_ETRUNC, "document ends inside the XML declaration");
+            return NULL;
+        }
+        size_t vl = (size_t)(ve - v);
+        int ok;
+        if (which == 0)
+            ok = vl == 3 && memcmp(v, "1.0", 3) == 0;
+        else if (which == 1)
+            ok = vl == 5 && (v[0] | 0x20) == 'u' && (v[1] | 0x20) == 't' && (v[2] | 0x20) == 'f' &&
+                 v[3] == '-' && v[4] == '8';
+        else
+            ok = (vl == 3 && memcmp(v, "yes", 3) == 0) || (vl == 2 && memcmp(v, "no", 2) == 0);
+        if (!ok) {
+            fx_fail(x, v, HB_EPARSE,
+                    which == 1   ? "unsupported: an encoding other than UTF-8"
+                    : which == 0 ? "unsupported: an XML version other than 1.0"
+                                 : "XML declaration not well-formed");
+            return NULL;
+        }
+        next = which + 1;
+        q = ve + 1;
+        if (next == 3) {
+            q = fx_skip_space(q, end);
+            if (end - q < 2 || q[0] != '?' || q[1] != '>') {
+                fx_fail(x, q, end - q < 2 ? HB_ETRUNC : HB_EPARSE,
+                        "XML declaration not well-formed");
+                return NULL;
+            }
+            return q + 2;
+        }
+    }
+    fx_fail(x, p, HB_EPARSE, "XML declaration not well-formed");
+    return NULL;
+}
+
+/* Outside the root element (prolog, or epilog when after_root): whitespace, comments and PIs,
+ * up to the root's start tag (returned) or the end. */
+static const uint8_t *fx_misc(fx *x, const uint8_t *p, int after_root)
+{
+    const uint8_t *end = x->end;
+    for (;;) {
+        p = fx_skip_space(p, end);
+        if (p == end)
+            return p;
+        if (*p != '<') {
+            fx_fail(x, p, HB_EPARSE,
+                    after_root ? "junk after document element" : "not well-formed (invalid token)");
+            return NULL;
+        }
+        if (end - p < 2) {
+            fx_fail(x, p, HB_ETRUNC, "document ends inside a tag");
+            return NULL;
+        }
+        if (p[1] == '?') {
+            p = fx_pi(x, p);
+        } else if (p[1] == '!') {
+            if (end - p >= 4 && p[2] == '-' && p[3] == '-') {
+                p = fx_comment(x, p);
+            } else if (!after_root && end - p >= 9 && memcmp(p, "<!DOCTYPE", 9) == 0) {
+                fx_fail(x, p, HB_EPARSE, DOCTYPE_REASON);
+                return NULL;
+            } else {
+                fx_fail(x, p, end - p < 9 ? HB_ETRUNC : HB_EPARSE,
+                        "not well-formed (invalid token)");
+                return NULL;
+            }
+        } else if (after_root) {
+            fx_fail(x, p, HB_EPARSE, "junk after document element");
+            return NULL;
+        } else {
+            return p;
+        }
+        if (!p)
+            return NULL;
+    }
+}
+
+static int fx_run(fx *x)
+{
+    const uint8_t *p = x->doc, *end = x->end;
+    if (end - p >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+        p += 3;
+    if (end - p >= 6 && memcmp(p, "<?xml", 5) == 0 && (fx_class[p[5]] & C_SPACE)) {
+        p = fx_xml_decl(x, p);
+        if (!p)
+            return x->rc ? x->rc : HB_EPARSE;
+    }
+    p = fx_misc(x, p, 0);
+    if (!p)
+        return x->rc ? x->rc : HB_EPARSE;
+    if (p == end)
+        return fx_fail(x, p, HB_ETRUNC, "no element found");
+    p = fx_start_tag(x, p); /* the root element */
+    if (!p)
+        return x->rc ? x->rc : HB_EPARSE;
+    /* content */
+    while (x->b.depth > 0) {
+        int capture = vb_top(&x->b) == VB_LEAF;
+        p = fx_text(x, p, capture);
+        if (!p)
+            return x->rc ? x->rc : HB_EPARSE;
+        if (end - p < 2)
+            return fx_fail(x, p, HB_ETRUNC, "document ends inside an element");
+        uint8_t c = p[1];
+        if (c == '/') {
+            p = fx_end_tag(x, p);
+        } else if (c == '!') {
+            if (end - p >= 4 && p[2] == '-' && p[3] == '-')
+                p = fx_comment(x, p);
+            else if (end - p >= 9 && memcmp(p + 2, "[CDATA[", 7) == 0)
+                p = fx_cdata(x, p, capture);
+            else if (end - p < 9 && memcmp(p, "<![CDATA[", (size_t)(end - p)) == 0)
+                return fx_fail(x, p, HB_ETRUNC, "document ends inside a tag");
+            else
+                return fx_fail(x, p, HB_EPARSE, "not well-formed (invalid token)");
+        } else if (c == '?') {
+            p = fx_pi(x, p);
+        } else {
+            p = fx_start_tag(x, p);
+        }
+        if (!p)
+            return x->rc ? x->rc : HB_EPARSE;
+    }
+    p = fx_misc(x, p, 1);
+    if (!p)
+        return x->rc ? x->rc : HB_EPARSE;
+    return HB_OK;
+}
+
+int hb_vol_fast(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out, hb_vol_error *err)
+{
+    (void)piece;
+    pthread_once(&fx_class_once, fx_class_init);
+    fx x;
+    memset(&x, 0, sizeof x);
+    x.doc = doc;
+    x.end = doc + len;
+    x.err = err;
+    int rc = vb_init(&x.b, out, err, 1, 1);
+    if (rc == HB_OK) {
+        rc = fx_run(&x);
+    }
+    if (rc == HB_OK)
+        rc = vb_finish(&x.b);
+    hb_vm_free(out, x.names);
+    hb_vm_free(out, x.nlens);
+    vb_release(&x.b);
+    return rc;
+}

@@ -1,0 +1,1200 @@
+/* volumes.c - the registry, the counting allocator and arena, the typed builder, the canonical
+ * JSON form, digest and compare, and the memchr-scan ceiling (see hb_volumes.h and
+ * volumes_impl.h). */
+#include "hb_volumes.h"
+#include "volumes_impl.h"
+
+#include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the registry ---------------------------------------------------------------------------- */
+
+/* clang-format off */
+/* name                 description                                                                decode                     output               streaming */
+const hb_vol_strategy hb_vol_strategies[] = {
+    {"memchr-scan",       "counts '<' with memchr: the memory-speed ceiling, not a decoder",            hb_vol_memchr_scan,       HB_VOL_OUT_LT,       0},
+    {"expat-count",       "expat with empty handlers: the parser's floor",                              hb_vol_expat_count,       HB_VOL_OUT_ELEMENTS, 1},
+    {"expat-tree",        "expat builds a generic element tree, a second pass maps it to structs",      hb_vol_expat_tree,        HB_VOL_OUT_VOLUMES,  1},
+    {"expat-typed",       "expat callbacks into structs, one allocation per string (the SDK's shape)",  hb_vol_expat_typed,       HB_VOL_OUT_VOLUMES,  1},
+    {"expat-typed-arena", "the same into an arena, names classified once: no allocation per element",   hb_vol_expat_typed_arena, HB_VOL_OUT_VOLUMES,  1},
+    {"libxml2-dom",       "libxml2 parses a DOM, then a walk maps it to structs (a common peer)",       hb_vol_libxml2_dom,       HB_VOL_OUT_VOLUMES,  0},
+    {"fast",              "hand-written decoder of this shape: SSE2/memchr scans, zero-copy values",       hb_vol_fast,              HB_VOL_OUT_VOLUMES,  0},
+};
+/* clang-format on */
+const size_t hb_vol_strategy_count = sizeof hb_vol_strategies / sizeof hb_vol_strategies[0];
+
+const hb_vol_strategy *hb_vol_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < hb_vol_strategy_count; i++)
+        if (strcmp(hb_vol_strategies[i].name, name) == 0)
+            return &hb_vol_strategies[i];
+    return NULL;
+}
+
+int hb_volumes_decode(const hb_vol_strategy *s, const uint8_t *doc, size_t len, size_t piece,
+                      hb_volumes *out, hb_vol_error *err)
+{
+    if (!out || !err)
+        return HB_EINVAL;
+    memset(out, 0, sizeof *out);
+    memset(err, 0, sizeof *err);
+    out->owns_strings_ = 1;
+    if (!s || (!doc && len) || (piece && !s->streaming))
+        return hb_vol_fail(err, HB_EINVAL, "bad arguments");
+    return s->decode(doc ? doc : (const uint8_t *)"", len, piece, out, err);
+}
+
+int hb_vol_fail(hb_vol_error *err, int code, const char *reason)
+{
+    if (!err->reason)
+        err->reason = reason;
+    return code;
+}
+
+void hb_vol_position(const uint8_t *doc, size_t off, uint64_t *line, uint64_t *column)
+{
+    uint64_t l = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < off; i++) {
+        if (doc[i] == '\n' || (doc[i] == '\r' && (i + 1 >= off || doc[i + 1] != '\n'))) {
+            l++;
+            start = i + 1;
+        }
+    }
+    *line = l;
+    *column = (uint64_t)(off - start) + 1;
+}
+
+/* ---- the counting allocator ------------------------------------------------------------------ */
+
+#define VM_HEADER 16 /* keeps the malloc alignment */
+
+static void vm_count(hb_volumes *v, size_t add, size_t sub)
+{
+    if (!v)
+        return;
+    v->mem.allocations += add ? 1 : 0;
+    v->mem.bytes += add;
+    v->live_ = v->live_ + add - sub;
+    if (v->live_ > v->mem.peak_bytes)
+        v->mem.peak_bytes = v->live_;
+}
+
+void *hb_vm_alloc(hb_volumes *v, size_t n)
+{
+    if (n > SIZE_MAX - VM_HEADER)
+        return NULL;
+    unsigned char *p = malloc(n + VM_HEADER);
+    if (!p)
+        return NULL;
+    memcpy(p, &n, sizeof n);
+    vm_count(v, n ? n : 1, 0);
+    return p + VM_HEADER;
+}
+
+void *hb_vm_realloc(hb_volumes *v, void *q, size_t n)
+{
+    if (!q)
+        return hb_vm_alloc(v, n);
+    if (n > SIZE_MAX - VM_HEADER)
+        return NULL;
+    unsigned char *p = (unsigned char *)q - VM_HEADER;
+    size_t old;
+    memcpy(&old, p, sizeof old);
+    unsigned char *np = realloc(p, n + VM_HEADER);
+    if (!np)
+        return NULL;
+    memcpy(np, &n, sizeof n);
+    vm_count(v, n ? n : 1, old ? old : 1);
+    return np + VM_HEADER;
+}
+
+void hb_vm_free(hb_volumes *v, void *q)
+{
+    if (!q)
+        return;
+    unsigned char *p = (unsigned char *)q - VM_HEADER;
+    size_t old;
+    memcpy(&old, p, sizeof old);
+    if (v)
+        v->live_ -= old ? old : 1;
+    free(p);
+}
+
+static _Thread_local hb_volumes *vm_bound;
+
+hb_volumes *hb_vm_bind(hb_volumes *v)
+{
+    hb_volumes *prev = vm_bound;
+    vm_bound = v;
+    return prev;
+}
+
+void *hb_vm_hook_malloc(size_t n)
+{
+    return hb_vm_alloc(vm_bound, n);
+}
+
+void *hb_vm_hook_realloc(void *p, size_t n)
+{
+    return hb_vm_realloc(vm_bound, p, n);
+}
+
+void hb_vm_hook_free(void *p)
+{
+    hb_vm_free(vm_bound, p);
+}
+
+/* ---- the arena ------------------------------------------------------------------------------- */
+
+typedef struct vm_chunk {
+    struct vm_chunk *next;
+    size_t cap;  /* bytes of data */
+    size_t used; /* bytes handed out */
+    alignas(16) unsigned char data[];
+} vm_chunk;
+
+#define VM_CHUNK_MIN (16u << 10)
+#define VM_CHUNK_MAX (1u << 20)
+
+void *hb_vm_arena(hb_volumes *v, size_t n, size_t align)
+{
+    vm_chunk *c = v->arena_;
+    if (c) {
+        size_t at = (c->used + align - 1) & ~(align - 1);
+        if (at <= c->cap && c->cap - at >= n) {
+            c->used = at + n;
+            return c->data + at;
+        }
+    }
+    size_t cap = c ? (c->cap < VM_CHUNK_MAX ? c->cap * 2 : VM_CHUNK_MAX) : VM_CHUNK_MIN;
+    if (cap < n)
+        cap = n;
+    vm_chunk *nc = hb_vm_alloc(v, sizeof *nc + cap);
+    if (!nc)
+        return NULL;
+    nc->next = c;
+    nc->cap = cap;
+    nc->used = n;
+    v->arena_ = nc;
+    return nc->data;
+}
+
+/* ---- releasing a result ---------------------------------------------------------------------- */
+
+static void free_str(hb_volumes *v, hb_vol_str *s)
+{
+    hb_vm_free(v, (void *)s->s);
+    s->s = NULL;
+}
+
+void hb_volumes_free(hb_volumes *v)
+{
+    if (!v)
+        return;
+    if (v->owns_strings_) {
+        for (size_t i = 0; i < v->nvolumes; i++) {
+            hb_volume *vol = v->volumes[i];
+            free_str(v, &vol->volume_id);
+            free_str(v, &vol->snapshot_id);
+            free_str(v, &vol->availability_zone);
+            free_str(v, &vol->status);
+            free_str(v, &vol->create_time);
+            free_str(v, &vol->volume_type);
+            for (size_t a = 0; a < vol->nattachments; a++) {
+                hb_vol_attachment *at = vol->attachments[a];
+                free_str(v, &at->volume_id);
+                free_str(v, &at->instance_id);
+                free_str(v, &at->device);
+                free_str(v, &at->status);
+                free_str(v, &at->attach_time);
+                hb_vm_free(v, at);
+            }
+            hb_vm_free(v, vol->attachments);
+            for (size_t t = 0; t < vol->ntags; t++) {
+                free_str(v, &vol->tags[t]->key);
+                free_str(v, &vol->tags[t]->value);
+                hb_vm_free(v, vol->tags[t]);
+            }
+            hb_vm_free(v, vol->tags);
+            hb_vm_free(v, vol);
+        }
+        free_str(v, &v->request_id);
+        free_str(v, &v->next_token);
+    }
+    hb_vm_free(v, v->volumes);
+    vm_chunk *c = v->arena_;
+    while (c) {
+        vm_chunk *next = c->next;
+        hb_vm_free(v, c);
+        c = next;
+    }
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- the builder ----------------------------------------------------------------------------- */
+
+/* The strcmp table of the generic lookup: (parent kind, local name) -> (kind, field). */
+typedef struct vb_rule {
+    uint8_t parent;
+    const char *name;
+    uint8_t kind;
+    uint8_t field;
+} vb_rule;
+
+/* clang-format off */
+static const vb_rule vb_rules[] = {
+    {VB_ROOT,       "requestId",           VB_LEAF,       VF_REQUEST_ID},
+    {VB_ROOT,       "volumeSet",           VB_VOLSET,     VF_NONE},
+    {VB_ROOT,       "nextToken",           VB_LEAF,       VF_NEXT_TOKEN},
+    {VB_VOLSET,     "item",                VB_VOLUME,     VF_NONE},
+    {VB_VOLUME,     "volumeId",            VB_LEAF,       VF_VOLUME_ID},
+    {VB_VOLUME,     "size",                VB_LEAF,       VF_SIZE},
+    {VB_VOLUME,     "snapshotId",          VB_LEAF,       VF_SNAPSHOT_ID},
+    {VB_VOLUME,     "availabilityZone",    VB_LEAF,       VF_AVAILABILITY_ZONE},
+    {VB_VOLUME,     "status",              VB_LEAF,       VF_STATUS},
+    {VB_VOLUME,     "createTime",          VB_LEAF,       VF_CREATE_TIME},
+    {VB_VOLUME,     "attachmentSet",       VB_ATTSET,     VF_NONE},
+    {VB_VOLUME,     "volumeType",          VB_LEAF,       VF_VOLUME_TYPE},
+    {VB_VOLUME,     "iops",                VB_LEAF,       VF_IOPS},
+    {VB_VOLUME,     "throughput",          VB_LEAF,       VF_THROUGHPUT},
+    {VB_VOLUME,     "encrypted",           VB_LEAF,       VF_ENCRYPTED},
+    {VB_VOLUME,     "multiAttachEnabled",  VB_LEAF,       VF_MULTI_ATTACH},
+    {VB_VOLUME,     "tagSet",              VB_TAGSET,     VF_NONE},
+    {VB_ATTSET,     "item",                VB_ATTACHMENT, VF_NONE},
+    {VB_ATTACHMENT, "volumeId",            VB_LEAF,       VF_A_VOLUME_ID},
+    {VB_ATTACHMENT, "instanceId",          VB_LEAF,       VF_A_INSTANCE_ID},
+    {VB_ATTACHMENT, "device",              VB_LEAF,       VF_A_DEVICE},
+    {VB_ATTACHMENT, "status",              VB_LEAF,       VF_A_STATUS},
+    {VB_ATTACHMENT, "attachTime",          VB_LEAF,       VF_A_ATTACH_TIME},
+    {VB_ATTACHMENT, "deleteOnTermination", VB_LEAF,       VF_A_DELETE_ON_TERMINATION},
+    {VB_TAGSET,     "item",                VB_TAG,        VF_NONE},
+    {VB_TAG,        "key",                 VB_LEAF,       VF_KEY},
+    {VB_TAG,        "value",               VB_LEAF,       VF_VALUE},
+};
+/* clang-format on */
+
+/* Member names for error messages, by field. */
+static const char *const vb_field_names[VF_COUNT] = {
+    [VF_REQUEST_ID] = "requestId",
+    [VF_NEXT_TOKEN] = "nextToken",
+    [VF_VOLUME_ID] = "volumeId",
+    [VF_SIZE] = "size",
+    [VF_SNAPSHOT_ID] = "snapshotId",
+    [VF_AVAILABILITY_ZONE] = "availabilityZone",
+    [VF_STATUS] = "status",
+    [VF_CREATE_TIME] = "createTime",
+    [VF_VOLUME_TYPE] = "volumeType",
+    [VF_IOPS] = "iops",
+    [VF_THROUGHPUT] = "throughput",
+    [VF_ENCRYPTED] = "encrypted",
+    [VF_MULTI_ATTACH] = "multiAttachEnabled",
+    [VF_A_VOLUME_ID] = "volumeId",
+    [VF_A_INSTANCE_ID] = "instanceId",
+    [VF_A_DEVICE] = "device",
+    [VF_A_STATUS] = "status",
+    [VF_A_ATTACH_TIME] = "attachTime",
+    [VF_A_DELETE_ON_TERMINATION] = "deleteOnTermination",
+    [VF_KEY] = "key",
+    [VF_VALUE] = "value",
+};
+
+/* The generic lookup: a linear scan with a string compare per rule of the parent. */
+static int vb_lookup_table(int parent, const char *name, size_t len, uint8_t *field)
+{
+    for (size_t i = 0; i < sizeof vb_rules / sizeof vb_rules[0]; i++) {
+        const vb_rule *r = &vb_rules[i];
+        if (r->parent == parent && strncmp(r->name, name, len) == 0 && r->name[len] == '\0') {
+            *field = r->field;
+            return r->kind;
+        }
+    }
+    *field = VF_NONE;
+    return VB_SKIP;
+}
+
+#define VB_IS(lit) (len == sizeof(lit) - 1 && memcmp(name, lit, sizeof(lit) - 1) == 0)
+
+/* The switch lookup: the parent first, then the length, then one compare. */
+static int vb_lookup_switch(int parent, const char *name, size_t len, uint8_t *field)
+{
+    *field = VF_NONE;
+    switch (parent) {
+    case VB_TAGSET:
+    case VB_ATTSET:
+    case VB_VOLSET:
+        if (VB_IS("item"))
+            return parent == VB_TAGSET ? VB_TAG : parent == VB_ATTSET ? VB_ATTACHMENT : VB_VOLUME;
+        return VB_SKIP;
+    case VB_TAG:
+        if (VB_IS("key"))
+            *field = VF_KEY;
+        else if (VB_IS("value"))
+            *field = VF_VALUE;
+        return *field ? VB_LEAF : VB_SKIP;
+    case VB_VOLUME:
+        switch (len) {
+        case 4:
+            if (VB_IS("size"))
+                *field = VF_SIZE;
+            else if (VB_IS("iops"))
+                *field = VF_IOPS;
+            break;
+        case 6:
+            if (VB_IS("status"))
+                *field = VF_STATUS;
+            else if (VB_IS("tagSet"))
+                return VB_TAGSET;
+            break;
+        case 8:
+            if (VB_IS("volumeId"))
+                *field = VF_VOLUME_ID;
+            break;
+        case 9:
+            if (VB_IS("encrypted"))
+                *field = VF_ENCRYPTED;
+            break;
+        case 10:
+            if (VB_IS("snapshotId"))
+                *field = VF_SNAPSHOT_ID;
+            else if (VB_IS("createTime"))
+                *field = VF_CREATE_TIME;
+            else if (VB_IS("volumeType"))
+                *field = VF_VOLUME_TYPE;
+            else if (VB_IS("throughput"))
+                *field = VF_THROUGHPUT;
+            break;
+        case 13:
+            if (VB_IS("attachmentSet"))
+                return VB_ATTSET;
+            break;
+        case 16:
+            if (VB_IS("availabilityZone"))
+                *field = VF_AVAILABILITY_ZONE;
+            break;
+        case 18:
+            if (VB_IS("multiAttachEnabled"))
+                *field = VF_MULTI_ATTACH;
+            break;
+        default:
+            break;
+        }
+        return *field ? VB_LEAF : VB_SKIP;
+    case VB_ATTACHMENT:
+        if (VB_IS("volumeId"))
+            *field = VF_A_VOLUME_ID;
+        else if (VB_IS("instanceId"))
+            *field = VF_A_INSTANCE_ID;
+        else if (VB_IS("device"))
+            *field = VF_A_DEVICE;
+        else if (VB_IS("status"))
+            *field = VF_A_STATUS;
+        else if (VB_IS("attachTime"))
+            *field = VF_A_ATTACH_TIME;
+        else if (VB_IS("deleteOnTermination"))
+            *field = VF_A_DELETE_ON_TERMINATION;
+        return *field ? VB_LEAF : VB_SKIP;
+    case VB_ROOT:
+        if (VB_IS("requestId"))
+            *field = VF_REQUEST_ID;
+        else if (VB_IS("nextToken"))
+            *field = VF_NEXT_TOKEN;
+        else if (VB_IS("volumeSet"))
+            return VB_VOLSET;
+        return *field ? VB_LEAF : VB_SKIP;
+    default:
+        return VB_SKIP;
+    }
+}
+
+int vb_init(vb *b, hb_volumes *out, hb_vol_error *err, int arena, int fast_lookup)
+{
+    memset(b, 0, sizeof *b);
+    b->out = out;
+    b->err = err;
+    b->arena = arena;
+    b->fast_lookup = fast_lookup;
+    out->owns_strings_ = !arena;
+    b->stack_cap = 32;
+    b->stack = hb_vm_alloc(out, b->stack_cap * sizeof *b->stack);
+    b->tcap = 256;
+    b->text = hb_vm_alloc(out, b->tcap);
+    if (!b->stack || !b->text)
+        return hb_vol_fail(err, HB_ENOMEM, "out of memory");
+    b->stack[0].kind = VB_DOC;
+    b->stack[0].field = VF_NONE;
+    return HB_OK;
+}
+
+void vb_release(vb *b)
+{
+    hb_volumes *v = b->out;
+    if (!v)
+        return;
+    hb_vm_free(v, b->stack);
+    hb_vm_free(v, b->text);
+    hb_vm_free(v, b->stags);
+    hb_vm_free(v, b->satts);
+    b->stack = NULL;
+    b->text = NULL;
+    b->stags = NULL;
+    b->satts = NULL;
+}
+
+/* Grows the array at *p (of *cap elements of size sz) to hold n + 1. */
+static int vb_grow(hb_volumes *v, void **p, size_t *cap, size_t n, size_t sz, size_t first)
+{
+    if (n < *cap)
+        return HB_OK;
+    size_t nc = *cap ? *cap * 2 : first;
+    void *np = hb_vm_realloc(v, *p, nc * sz);
+    if (!np)
+        return HB_ENOMEM;
+    *p = np;
+    *cap = nc;
+    return HB_OK;
+}
+
+static hb_volume *vb_volume(vb *b)
+{
+    return b->out->volumes[b->out->nvolumes - 1];
+}
+
+static hb_vol_attachment *vb_attachment(vb *b)
+{
+    if (b->arena)
+        return b->satts[b->nsatts - 1];
+    hb_volume *vol = vb_volume(b);
+    return vol->attachments[vol->nattachments - 1];
+}
+
+static hb_vol_tag *vb_tag(vb *b)
+{
+    if (b->arena)
+        return b->stags[b->nstags - 1];
+    hb_volume *vol = vb_volume(b);
+    return vol->tags[vol->ntags - 1];
+}
+
+/* A zeroed struct of n bytes: its own block (malloc mode) or from the arena. */
+static void *vb_struct(vb *b, size_t n)
+{
+    void *p = b->arena ? hb_vm_arena(b->out, n, 16) : hb_vm_alloc(b->out, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
+/* Opens a container's struct: a volume, an attachment or a tag, appended to its list of
+ * pointers (arena mode: a scratch list for attachments and tags, moved at the volume's end). */
+static int vb_open_struct(vb *b, int kind)
+{
+    hb_volumes *v = b->out;
+    if (kind == VB_VOLUME) {
+        if (vb_grow(v, (void **)&v->volumes, &b->vcap, v->nvolumes, sizeof *v->volumes, 64))
+            return HB_ENOMEM;
+        hb_volume *vol = vb_struct(b, sizeof *vol);
+        if (!vol)
+            return HB_ENOMEM;
+        v->volumes[v->nvolumes++] = vol;
+        b->tags_cap = b->atts_cap = 0;
+        b->nstags = b->nsatts = 0;
+    } else if (kind == VB_ATTACHMENT) {
+        hb_volume *vol = vb_volume(b);
+        hb_vol_attachment ***list = b->arena ? &b->satts : &vol->attachments;
+        size_t *n = b->arena ? &b->nsatts : &vol->nattachments;
+        size_t *cap = b->arena ? &b->satts_cap : &b->atts_cap;
+        if (vb_grow(v, (void **)list, cap, *n, sizeof **list, b->arena ? 4 : 1))
+            return HB_ENOMEM;
+        hb_vol_attachment *a = vb_struct(b, sizeof *a);
+        if (!a)
+            return HB_ENOMEM;
+        (*list)[(*n)++] = a;
+    } else if (kind == VB_TAG) {
+        hb_volume *vol = vb_volume(b);
+        hb_vol_tag ***list = b->arena ? &b->stags : &vol->tags;
+        size_t *n = b->arena ? &b->nstags : &vol->ntags;
+        size_t *cap = b->arena ? &b->stags_cap : &b->tags_cap;
+        if (vb_grow(v, (void **)list, cap, *n, sizeof **list, b->arena ? 32 : 4))
+            return HB_ENOMEM;
+        hb_vol_tag *t = vb_struct(b, sizeof *t);
+        if (!t)
+            return HB_ENOMEM;
+        (*list)[(*n)++] = t;
+    }
+    return HB_OK;
+}
+
+/* Arena mode: a volume ends; its lists of tags and attachments move from scratch to the arena. */
+static int vb_close_volume(vb *b)
+{
+    if (!b->arena)
+        return HB_OK;
+    hb_volume *vol = vb_volume(b);
+    if (b->nstags) {
+        size_t n = b->nstags * sizeof *b->stags;
+        hb_vol_tag **t = hb_vm_arena(b->out, n, alignof(hb_vol_tag *));
+        if (!t)
+            return HB_ENOMEM;
+        memcpy(t, b->stags, n);
+        vol->tags = t;
+        vol->ntags = b->nstags;
+    }
+    if (b->nsatts) {
+        size_t n = b->nsatts * sizeof *b->satts;
+        hb_vol_attachment **a = hb_vm_arena(b->out, n, alignof(hb_vol_attachment *));
+        if (!a)
+            return HB_ENOMEM;
+        memcpy(a, b->satts, n);
+        vol->attachments = a;
+        vol->nattachments = b->nsatts;
+    }
+    b->nstags = b->nsatts = 0;
+    return HB_OK;
+}
+
+int vb_start(vb *b, const char *name, size_t len)
+{
+    b->out->elements++;
+    if (b->depth + 1 == b->stack_cap) {
+        size_t nc = b->stack_cap * 2;
+        vb_frame *ns = hb_vm_realloc(b->out, b->stack, nc * sizeof *ns);
+        if (!ns)
+            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+        b->stack = ns;
+        b->stack_cap = nc;
+    }
+    int parent = b->stack[b->depth].kind;
+    vb_frame *f = &b->stack[++b->depth];
+    if (parent == VB_DOC) {
+        f->kind = VB_ROOT;
+        f->field = VF_NONE;
+        return HB_OK;
+    }
+    if (parent == VB_SKIP || parent == VB_LEAF) {
+        f->kind = VB_SKIP;
+        f->field = VF_NONE;
+        return HB_OK;
+    }
+    const char *colon = memchr(name, ':', len);
+    if (colon) {
+        const char *last = name + len;
+        while (last[-1] != ':')
+            last--;
+        len -= (size_t)(last - name);
+        name = last;
+    }
+    uint8_t field;
+    int kind = b->fast_lookup ? vb_lookup_switch(parent, name, len, &field)
+                              : vb_lookup_table(parent, name, len, &field);
+    f->kind = (uint8_t)kind;
+    f->field = field;
+    if (kind == VB_LEAF) {
+        b->tlen = 0;
+        b->has_direct = 0;
+        return HB_OK;
+    }
+    if (kind == VB_VOLUME || kind == VB_ATTACHMENT || kind == VB_TAG) {
+        if (vb_open_struct(b, kind) != HB_OK)
+            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+    }
+    return HB_OK;
+}
+
+int vb_text(vb *b, const char *s, size_t n)
+{
+    if (b->stack[b->depth].kind != VB_LEAF)
+        return HB_OK;
+    if (b->tcap - b->tlen < n) {
+        size_t nc = b->tcap;
+        while (nc - b->tlen < n)
+            nc *= 2;
+        char *nt = hb_vm_realloc(b->out, b->text, nc);
+        if (!nt)
+            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+        b->text = nt;
+        b->tcap = nc;
+    }
+    memcpy(b->text + b->tlen, s, n);
+    b->tlen += n;
+    return HB_OK;
+}
+
+/* Parses an integer member: optional '-', 1 to 19 digits, within int64. */
+static int vb_parse_int(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (n > 0 && s[0] == '-') {
+        neg = 1;
+        i = 1;
+    }
+    if (i == n || n - i > 19)
+        return -1;
+    uint64_t v = 0;
+    for (; i < n; i++) {
+        unsigned d = (unsigned char)s[i] - (unsigned)'0';
+        if (d > 9)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return -1;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+static int vb_parse_bool(const char *s, size_t n, uint8_t *out)
+{
+    if (n == 4 && memcmp(s, "true", 4) == 0)
+        *out = 1;
+    else if (n == 5 && memcmp(s, "false", 5) == 0)
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+/* The member's typed value failed to parse: "size: not an integer: 'x'". */
+static int vb_bad_value(vb *b, int field, const char *what, const char *s, size_t n)
+{
+    hb_vol_error *e = b->err;
+    snprintf(e->msg, sizeof e->msg, "%s: %s: '%.*s'%s", vb_field_names[field], what,
+             (int)(n > 40 ? 40 : n), s, n > 40 ? "..." : "");
+    e->reason = e->msg;
+    return HB_ERANGE;
+}
+
+/* A timestamp member the RFC 3339 parser rejects: "createTime: <rule> at byte N: '...'". */
+static int vb_bad_time(vb *b, int field, int rc, const hb_rfc3339_error *e, const char *s, size_t n)
+{
+    hb_vol_error *err = b->err;
+    snprintf(err->msg, sizeof err->msg, "%s: not an RFC 3339 timestamp (%s at byte %zu): '%.*s'%s",
+             vb_field_names[field], rc == HB_EINVAL ? "invalid" : hb_rfc3339_rule_str(e->rule),
+             e->pos, (int)(n > 40 ? 40 : n), s, n > 40 ? "..." : "");
+    err->reason = err->msg;
+    return HB_ERANGE;
+}
+
+/* Stores the leaf's string: copied unless handed over directly. */
+static int vb_store(vb *b, hb_vol_str *dst, const char *s, size_t n, int direct)
+{
+    if (direct) {
+        if (b->out->owns_strings_) {
+            /* a malloc-mode result owns every string: copy */
+            direct = 0;
+        } else {
+            dst->s = s;
+            dst->len = n;
+            return HB_OK;
+        }
+    }
+    char *p;
+    if (b->arena) {
+        p = hb_vm_arena(b->out, n ? n : 1, 1);
+    } else {
+        hb_vm_free(b->out, (void *)dst->s); /* a leaf given twice keeps the last */
+        dst->s = NULL;
+        p = hb_vm_alloc(b->out, n ? n : 1);
+    }
+    if (!p)
+        return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+    memcpy(p, s, n);
+    dst->s = p;
+    dst->len = n;
+    return HB_OK;
+}
+
+static int vb_commit_leaf(vb *b, int field)
+{
+    const char *s = b->has_direct ? b->direct : b->text;
+    size_t n = b->has_direct ? b->dlen : b->tlen;
+    int direct = b->has_direct;
+    b->has_direct = 0;
+    hb_volumes *v = b->out;
+    hb_volume *vol = NULL;
+    if (field >= VF_VOLUME_ID && field <= VF_MULTI_ATTACH)
+        vol = vb_volume(b);
+    switch (field) {
+    case VF_REQUEST_ID:
+        return vb_store(b, &v->request_id, s, n, direct);
+    case VF_NEXT_TOKEN:
+        return vb_store(b, &v->next_token, s, n, direct);
+    case VF_VOLUME_ID:
+        return vb_store(b, &vol->volume_id, s, n, direct);
+    case VF_SNAPSHOT_ID:
+        return vb_store(b, &vol->snapshot_id, s, n, direct);
+    case VF_AVAILABILITY_ZONE:
+        return vb_store(b, &vol->availability_zone, s, n, direct);
+    case VF_STATUS:
+        return vb_store(b, &vol->status, s, n, direct);
+    case VF_CREATE_TIME: {
+        hb_rfc3339_error e = {0, 0};
+        int rc = hb_rfc3339_parse(s, n, &vol->create_instant, &e);
+        if (rc != HB_OK)
+            return vb_bad_time(b, field, rc, &e, s, n);
+        return vb_store(b, &vol->create_time, s, n, direct);
+    }
+    case VF_VOLUME_TYPE:
+        return vb_store(b, &vol->volume_type, s, n, direct);
+    case VF_SIZE:
+    case VF_IOPS:
+    case VF_THROUGHPUT: {
+        int64_t x;
+        if (vb_parse_int(s, n, &x) != 0)
+            return vb_bad_value(b, field, "not an integer", s, n);
+        if (field == VF_SIZE) {
+            vol->size = x;
+            vol->present |= HB_VOL_HAS_SIZE;
+        } else if (field == VF_IOPS) {
+            vol->iops = x;
+            vol->present |= HB_VOL_HAS_IOPS;
+        } else {
+            vol->throughput = x;
+            vol->present |= HB_VOL_HAS_THROUGHPUT;
+        }
+        return HB_OK;
+    }
+    case VF_ENCRYPTED:
+    case VF_MULTI_ATTACH: {
+        uint8_t x;
+        if (vb_parse_bool(s, n, &x) != 0)
+            return vb_bad_value(b, field, "not a boolean (true or false)", s, n);
+        if (field == VF_ENCRYPTED) {
+            vol->encrypted = x;
+            vol->present |= HB_VOL_HAS_ENCRYPTED;
+        } else {
+            vol->multi_attach_enabled = x;
+            vol->present |= HB_VOL_HAS_MULTI_ATTACH;
+        }
+        return HB_OK;
+    }
+    case VF_A_VOLUME_ID:
+        return vb_store(b, &vb_attachment(b)->volume_id, s, n, direct);
+    case VF_A_INSTANCE_ID:
+        return vb_store(b, &vb_attachment(b)->instance_id, s, n, direct);
+    case VF_A_DEVICE:
+        return vb_store(b, &vb_attachment(b)->device, s, n, direct);
+    case VF_A_STATUS:
+        return vb_store(b, &vb_attachment(b)->status, s, n, direct);
+    case VF_A_ATTACH_TIME: {
+        hb_rfc3339_error e = {0, 0};
+        hb_vol_attachment *a = vb_attachment(b);
+        int rc = hb_rfc3339_parse(s, n, &a->attach_instant, &e);
+        if (rc != HB_OK)
+            return vb_bad_time(b, field, rc, &e, s, n);
+        return vb_store(b, &a->attach_time, s, n, direct);
+    }
+    case VF_A_DELETE_ON_TERMINATION: {
+        uint8_t x;
+        if (vb_parse_bool(s, n, &x) != 0)
+            return vb_bad_value(b, field, "not a boolean (true or false)", s, n);
+        hb_vol_attachment *a = vb_attachment(b);
+        a->delete_on_termination = x;
+        a->present |= HB_VOL_HAS_DELETE_ON_TERMINATION;
+        return HB_OK;
+    }
+    case VF_KEY:
+        return vb_store(b, &vb_tag(b)->key, s, n, direct);
+    case VF_VALUE:
+        return vb_store(b, &vb_tag(b)->value, s, n, direct);
+    default:
+        return HB_OK;
+    }
+}
+
+int vb_end(vb *b, const char *name, size_t len)
+{
+    vb_frame f = b->stack[b->depth];
+    b->depth--;
+    if (!b->fast_lookup && f.kind != VB_ROOT && f.kind != VB_SKIP && b->depth > 0) {
+        /* the generic shape: the end tag's name is looked up again to find the member */
+        const char *colon = memchr(name, ':', len);
+        if (colon) {
+            const char *last = name + len;
+            while (last[-1] != ':')
+                last--;
+            len -= (size_t)(last - name);
+            name = last;
+        }
+        uint8_t field;
+        int kind = vb_lookup_table(b->stack[b->depth].kind, name, len, &field);
+        if (kind != f.kind || field != f.field)
+            return hb_vol_fail(b->err, HB_EPARSE, "end tag does not match its start");
+    }
+    switch (f.kind) {
+    case VB_LEAF:
+        return vb_commit_leaf(b, f.field);
+    case VB_VOLUME:
+        if (vb_close_volume(b) != HB_OK)
+            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+        return HB_OK;
+    default:
+        return HB_OK;
+    }
+}
+
+int vb_finish(vb *b)
+{
+    /* the parsers only report a complete document; this keeps the builder honest about it */
+    if (b->depth != 0)
+        return hb_vol_fail(b->err, HB_ETRUNC, "document ends inside an element");
+    return HB_OK;
+}
+
+/* ---- the canonical JSON form ----------------------------------------------------------------- */
+
+typedef struct json_out {
+    int (*write)(void *ctx, const char *p, size_t n);
+    void *ctx;
+    int rc;
+    char buf[4096];
+    size_t len;
+} json_out;
+
+static void j_flush(json_out *j)
+{
+    if (j->rc == 0 && j->len)
+        j->rc = j->write(j->ctx, j->buf, j->len);
+    j->len = 0;
+}
+
+static void j_put(json_out *j, const char *s, size_t n)
+{
+    while (n > 0 && j->rc == 0) {
+        if (j->len == sizeof j->buf)
+            j_flush(j);
+        size_t k = sizeof j->buf - j->len;
+        if (k > n)
+            k = n;
+        memcpy(j->buf + j->len, s, k);
+        j->len += k;
+        s += k;
+        n -= k;
+    }
+}
+
+static void j_puts(json_out *j, const char *s)
+{
+    j_put(j, s, strlen(s));
+}
+
+/* A JSON string per RFC 8259 section 7. */
+static void j_string(json_out *j, const hb_vol_str *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    j_put(j, "\"", 1);
+    size_t start = 0;
+    for (size_t i = 0; i < s->len; i++) {
+        unsigned char c = (unsigned char)s->s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        j_put(j, s->s + start, i - start);
+        start = i + 1;
+        char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
+        size_t n = 2;
+        switch (c) {
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        default:
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            n = 6;
+        }
+        j_put(j, esc, n);
+    }
+    j_put(j, s->s + start, s->len - start);
+    j_put(j, "\"", 1);
+}
+
+/* ", "name": "value" for a present string (first: no leading comma). */
+static void j_member_str(json_out *j, int *first, const char *name, const hb_vol_str *s)
+{
+    if (!s->s)
+        return;
+    j_puts(j, *first ? "\"" : ", \"");
+    *first = 0;
+    j_puts(j, name);
+    j_puts(j, "\": ");
+    j_string(j, s);
+}
+
+static void j_member_raw(json_out *j, int *first, const char *name, const char *raw)
+{
+    j_puts(j, *first ? "\"" : ", \"");
+    *first = 0;
+    j_puts(j, name);
+    j_puts(j, "\": ");
+    j_puts(j, raw);
+}
+
+static void j_member_int(json_out *j, int *first, const char *name, int64_t v)
+{
+    char num[24];
+    snprintf(num, sizeof num, "%lld", (long long)v);
+    j_member_raw(j, first, name, num);
+}
+
+static void j_volume(json_out *j, const hb_volume *v)
+{
+    int first = 1;
+    j_puts(j, "{");
+    j_member_str(j, &first, "volumeId", &v->volume_id);
+    if (v->present & HB_VOL_HAS_SIZE)
+        j_member_int(j, &first, "size", v->size);
+    j_member_str(j, &first, "snapshotId", &v->snapshot_id);
+    j_member_str(j, &first, "availabilityZone", &v->availability_zone);
+    j_member_str(j, &first, "status", &v->status);
+    j_member_str(j, &first, "createTime", &v->create_time);
+    j_member_str(j, &first, "volumeType", &v->volume_type);
+    if (v->present & HB_VOL_HAS_IOPS)
+        j_member_int(j, &first, "iops", v->iops);
+    if (v->present & HB_VOL_HAS_THROUGHPUT)
+        j_member_int(j, &first, "throughput", v->throughput);
+    if (v->present & HB_VOL_HAS_ENCRYPTED)
+        j_member_raw(j, &first, "encrypted", v->encrypted ? "true" : "false");
+    if (v->present & HB_VOL_HAS_MULTI_ATTACH)
+        j_member_raw(j, &first, "multiAttachEnabled", v->multi_attach_enabled ? "true" : "false");
+    j_member_raw(j, &first, "attachments", "[");
+    for (size_t i = 0; i < v->nattachments; i++) {
+        const hb_vol_attachment *a = v->attachments[i];
+        int f2 = 1;
+        j_puts(j, i ? ", {" : "{");
+        j_member_str(j, &f2, "volumeId", &a->volume_id);
+        j_member_str(j, &f2, "instanceId", &a->instance_id);
+        j_member_str(j, &f2, "device", &a->device);
+        j_member_str(j, &f2, "status", &a->status);
+        j_member_str(j, &f2, "attachTime", &a->attach_time);
+        if (a->present & HB_VOL_HAS_DELETE_ON_TERMINATION)
+            j_member_raw(j, &f2, "deleteOnTermination",
+                         a->delete_on_termination ? "true" : "false");
+        j_puts(j, "}");
+    }
+    j_puts(j, "]");
+    j_member_raw(j, &first, "tags", "[");
+    for (size_t i = 0; i < v->ntags; i++) {
+        int f2 = 1;
+        j_puts(j, i ? ", {" : "{");
+        j_member_str(j, &f2, "key", &v->tags[i]->key);
+        j_member_str(j, &f2, "value", &v->tags[i]->value);
+        j_puts(j, "}");
+    }
+    j_puts(j, "]}");
+}
+
+int hb_volumes_json(const hb_volumes *v, int (*write)(void *ctx, const char *p, size_t n),
+                    void *ctx)
+{
+    json_out *j = malloc(sizeof *j);
+    if (!j)
+        return HB_ENOMEM;
+    j->write = write;
+    j->ctx = ctx;
+    j->rc = 0;
+    j->len = 0;
+    if (v->nvolumes == 0) {
+        j_puts(j, "[]\n");
+    } else {
+        j_puts(j, "[\n");
+        for (size_t i = 0; i < v->nvolumes; i++) {
+            j_volume(j, v->volumes[i]);
+            j_puts(j, i + 1 < v->nvolumes ? ",\n" : "\n");
+        }
+        j_puts(j, "]\n");
+    }
+    j_flush(j);
+    int rc = j->rc;
+    free(j);
+    return rc;
+}
+
+static int digest_write(void *ctx, const char *p, size_t n)
+{
+    uint64_t *h = ctx;
+    for (size_t i = 0; i < n; i++) {
+        *h ^= (unsigned char)p[i];
+        *h *= 0x100000001b3u;
+    }
+    return 0;
+}
+
+uint64_t hb_volumes_digest(const hb_volumes *v)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    if (hb_volumes_json(v, digest_write, &h) != 0)
+        return 0;
+    static const hb_vol_str none = {NULL, 0};
+    const hb_vol_str *extra[2] = {&v->request_id, &v->next_token};
+    for (int i = 0; i < 2; i++) {
+        const hb_vol_str *s = extra[i]->s ? extra[i] : &none;
+        digest_write(&h, s->s ? "+" : "-", 1);
+        if (s->s)
+            digest_write(&h, s->s, s->len);
+        digest_write(&h, "\0", 1);
+    }
+    return h;
+}
+
+/* ---- compare --------------------------------------------------------------------------------- */
+
+static int str_eq(const hb_vol_str *a, const hb_vol_str *b)
+{
+    if (!a->s || !b->s)
+        return !a->s && !b->s;
+    return a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
+}
+
+static int str_diff(char *msg, size_t cap, const char *where, const hb_vol_str *a,
+                    const hb_vol_str *b)
+{
+    if (str_eq(a, b))
+        return 0;
+    snprintf(msg, cap, "%s: %s%.*s%s%s vs %s%.*s%s%s", where, a->s ? "\"" : "",
+             a->s ? (int)(a->len > 60 ? 60 : a->len) : 6, a->s ? a->s : "absent",
+             a->s && a->len > 60 ? "..." : "", a->s ? "\"" : "", b->s ? "\"" : "",
+             b->s ? (int)(b->len > 60 ? 60 : b->len) : 6, b->s ? b->s : "absent",
+             b->s && b->len > 60 ? "..." : "", b->s ? "\"" : "");
+    return 1;
+}
+
+static int int_diff(char *msg, size_t cap, const char *where, int has_a, int64_t a, int has_b,
+                    int64_t b)
+{
+    if (has_a == has_b && (!has_a || a == b))
+        return 0;
+    snprintf(msg, cap, "%s: %lld%s vs %lld%s", where, (long long)a, has_a ? "" : " (absent)",
+             (long long)b, has_b ? "" : " (absent)");
+    return 1;
+}
+
+static int time_diff(char *msg, size_t cap, const char *where, const hb_rfc3339_time *a,
+                     const hb_rfc3339_time *b)
+{
+    if (a->seconds == b->seconds && a->nanos == b->nanos)
+        return 0;
+    snprintf(msg, cap, "%s: %lld.%09d vs %lld.%09d", where, (long long)a->seconds, (int)a->nanos,
+             (long long)b->seconds, (int)b->nanos);
+    return 1;
+}
+
+int hb_volumes_compare(const hb_volumes *a, const hb_volumes *b, char *msg, size_t cap)
+{
+    char where[96];
+    if (str_diff(msg, cap, "requestId", &a->request_id, &b->request_id) ||
+        str_diff(msg, cap, "nextToken", &a->next_token, &b->next_token))
+        return 1;
+    if (a->nvolumes != b->nvolumes) {
+        snprintf(msg, cap, "%zu volumes vs %zu", a->nvolumes, b->nvolumes);
+        return 1;
+    }
+    for (size_t i = 0; i < a->nvolumes; i++) {
+        const hb_volume *x = a->volumes[i], *y = b->volumes[i];
+#define S(member, label)                                                                           \
+    do {                                                                                           \
+        snprintf(where, sizeof where, "volume %zu %s", i, label);                                  \
+        if (str_diff(msg, cap, where, &x->member, &y->member))                                     \
+            return 1;                                                                              \
+    } while (0)
+#define I(member, bit, label)                                                                      \
+    do {                                                                                           \
+        snprintf(where, sizeof where, "volume %zu %s", i, label);                                  \
+        if (int_diff(msg, cap, where, !!(x->present & bit), (int64_t)x->member,                    \
+                     !!(y->present & bit), (int64_t)y->member))                                    \
+            return 1;                                                                              \
+    } while (0)
+        S(volume_id, "volumeId");
+        I(size, HB_VOL_HAS_SIZE, "size");
+        S(snapshot_id, "snapshotId");
+        S(availability_zone, "availabilityZone");
+        S(status, "status");
+        S(create_time, "createTime");
+        snprintf(where, sizeof where, "volume %zu createTime instant", i);
+        if (time_diff(msg, cap, where, &x->create_instant, &y->create_instant))
+            return 1;
+        S(volume_type, "volumeType");
+        I(iops, HB_VOL_HAS_IOPS, "iops");
+        I(throughput, HB_VOL_HAS_THROUGHPUT, "throughput");
+        I(encrypted, HB_VOL_HAS_ENCRYPTED, "encrypted");
+        I(multi_attach_enabled, HB_VOL_HAS_MULTI_ATTACH, "multiAttachEnabled");
+#undef S
+#undef I
+        if (x->nattachments != y->nattachments) {
+            snprintf(msg, cap, "volume %zu: %zu attachments vs %zu", i, x->nattachments,
+                     y->nattachments);
+            return 1;
+        }
+        for (size_t k = 0; k < x->nattachments; k++) {
+            const hb_vol_attachment *p = x->attachments[k], *q = y->attachments[k];
+            const hb_vol_str *ps[5] = {&p->volume_id, &p->instance_id, &p->device, &p->status,
+                                       &p->attach_time};
+            const hb_vol_str *qs[5] = {&q->volume_id, &q->instance_id, &q->device, &q->status,
+                                       &q->attach_time};
+            static const char *const names[5] = {"volumeId", "instanceId", "device", "status",
+                                                 "attachTime"};
+            for (int m = 0; m < 5; m++) {
+                snprintf(where, sizeof where, "volume %zu attachment %zu %s", i, k, names[m]);
+                if (str_diff(msg, cap, where, ps[m], qs[m]))
+                    return 1;
+            }
+            snprintf(where, sizeof where, "volume %zu attachment %zu attachTime instant", i, k);
+            if (time_diff(msg, cap, where, &p->attach_instant, &q->attach_instant))
+                return 1;
+            snprintf(where, sizeof where, "volume %zu attachment %zu deleteOnTermination", i, k);
+            if (int_diff(msg, cap, where, !!(p->present & HB_VOL_HAS_DELETE_ON_TERMINATION),
+                         p->delete_on_termination,
+                         !!(q->present & HB_VOL_HAS_DELETE_ON_TERMINATION),
+                         q->delete_on_termination))
+                return 1;
+        }
+        if (x->ntags != y->ntags) {
+            snprintf(msg, cap, "volume %zu: %zu tags vs %zu", i, x->ntags, y->ntags);
+            return 1;
+        }
+        for (size_t k = 0; k < x->ntags; k++) {
+            snprintf(where, sizeof where, "volume %zu tag %zu key", i, k);
+            if (str_diff(msg, cap, where, &x->tags[k]->key, &y->tags[k]->key))
+                return 1;
+            snprintf(where, sizeof where, "volume %zu tag %zu value", i, k);
+            if (str_diff(msg, cap, where, &x->tags[k]->value, &y->tags[k]->value))
+                return 1;
+        }
+    }
+    if (cap)
+        msg[0] = '\0';
+    return 0;
+}
+
+/* ---- memchr-scan: the ceiling ---------------------------------------------------------------- */
+
+int hb_vol_memchr_scan(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out,
+                       hb_vol_error *err)
+{
+    (void)piece;
+    (void)err;
+    uint64_t n = 0;
+    const uint8_t *p = doc, *end = doc + len;
+    while (p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+        n++;
+        p++;
+    }
+    out->count = n;
+    return HB_OK;
+}

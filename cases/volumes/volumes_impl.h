@@ -1,0 +1,158 @@
+/* volumes_impl.h - private to cases/volumes: the counting allocator, the arena and the typed
+ * builder that the decoding strategies share. Not a public header: tests include it only to test
+ * these pieces directly.
+ *
+ * The builder (vb) turns element events - start(name), text(bytes), end - into hb_volume structs
+ * following the decode contract of hb_volumes.h. expat-typed drives it from expat's callbacks;
+ * expat-tree and libxml2-dom from a walk of their trees; fast from its own scanner, handing leaf
+ * values over directly when they need no decoding.
+ */
+#ifndef HB_VOLUMES_IMPL_H
+#define HB_VOLUMES_IMPL_H
+
+#include "hb_err.h"
+#include "hb_volumes.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the counting allocator ------------------------------------------------------------------ */
+
+/* malloc/realloc/free with a 16-byte size header, counted into v->mem and v->live_. */
+void *hb_vm_alloc(hb_volumes *v, size_t n);
+void *hb_vm_realloc(hb_volumes *v, void *p, size_t n);
+void hb_vm_free(hb_volumes *v, void *p);
+
+/* The same for C libraries whose allocator hooks take no context (expat's memory handling suite,
+ * libxml2's xmlMemSetup): they count into the hb_volumes set by hb_vm_bind for the current thread
+ * (a thread-local pointer, the one piece of state outside a context struct; NULL counts nothing).
+ * hb_vm_bind returns the previous binding. */
+hb_volumes *hb_vm_bind(hb_volumes *v);
+void *hb_vm_hook_malloc(size_t n);
+void *hb_vm_hook_realloc(void *p, size_t n);
+void hb_vm_hook_free(void *p);
+
+/* n bytes aligned to align (a power of two up to 16) from v's arena; chunks grow by doubling from
+ * 16 KiB (or n) up to 1 MiB. NULL on out of memory. */
+void *hb_vm_arena(hb_volumes *v, size_t n, size_t align);
+
+/* ---- the builder ----------------------------------------------------------------------------- */
+
+/* What an open element is to the builder. */
+enum vb_kind {
+    VB_DOC = 0, /* outside the root element */
+    VB_ROOT,
+    VB_VOLSET,
+    VB_VOLUME,
+    VB_ATTSET,
+    VB_ATTACHMENT,
+    VB_TAGSET,
+    VB_TAG,
+    VB_LEAF, /* a member with text; field says which */
+    VB_SKIP, /* unknown: skipped with everything inside */
+};
+
+/* Leaf members. */
+enum vb_field {
+    VF_NONE = 0,
+    VF_REQUEST_ID,
+    VF_NEXT_TOKEN,
+    VF_VOLUME_ID,
+    VF_SIZE,
+    VF_SNAPSHOT_ID,
+    VF_AVAILABILITY_ZONE,
+    VF_STATUS,
+    VF_CREATE_TIME,
+    VF_VOLUME_TYPE,
+    VF_IOPS,
+    VF_THROUGHPUT,
+    VF_ENCRYPTED,
+    VF_MULTI_ATTACH,
+    VF_A_VOLUME_ID,
+    VF_A_INSTANCE_ID,
+    VF_A_DEVICE,
+    VF_A_STATUS,
+    VF_A_ATTACH_TIME,
+    VF_A_DELETE_ON_TERMINATION,
+    VF_KEY,
+    VF_VALUE,
+    VF_COUNT
+};
+
+typedef struct vb_frame {
+    uint8_t kind;
+    uint8_t field;
+} vb_frame;
+
+typedef struct vb {
+    hb_volumes *out;
+    hb_vol_error *err;
+    int arena;       /* 1: strings and arrays in the arena, no allocation per element */
+    int fast_lookup; /* 1: a name is classified once, by a switch; 0: a strcmp table, again at
+                        the end tag (a generic SDK's shape) */
+    vb_frame *stack; /* open elements; stack[0] is VB_DOC */
+    size_t depth;    /* open elements (stack[depth] is the innermost) */
+    size_t stack_cap;
+    char *text; /* the current leaf's text so far */
+    size_t tlen, tcap;
+    const char *direct; /* a leaf value handed over whole by vb_leaf_direct (not copied) */
+    size_t dlen;
+    int has_direct;
+    size_t vcap;        /* capacity of out->volumes */
+    size_t tags_cap;    /* malloc mode: capacity of the current volume's tags */
+    size_t atts_cap;    /* malloc mode: capacity of the current volume's attachments */
+    hb_vol_tag **stags; /* arena mode: the current volume's tags, moved at its end */
+    size_t nstags, stags_cap;
+    hb_vol_attachment **satts; /* arena mode: the current volume's attachments */
+    size_t nsatts, satts_cap;
+} vb;
+
+/* Starts building into *out (zeroed by the caller). Returns HB_OK or HB_ENOMEM. */
+int vb_init(vb *b, hb_volumes *out, hb_vol_error *err, int arena, int fast_lookup);
+/* An element starts: name is its qualified name, len bytes (no NUL needed). */
+int vb_start(vb *b, const char *name, size_t len);
+/* Character data (already decoded: references replaced, line ends normalised). */
+int vb_text(vb *b, const char *s, size_t n);
+/* The innermost open leaf's whole value, given at once instead of vb_text: s stays valid for the
+ * life of the result (it points into the input or the arena), so it is not copied. */
+static inline void vb_leaf_direct(vb *b, const char *s, size_t n)
+{
+    b->direct = s;
+    b->dlen = n;
+    b->has_direct = 1;
+}
+/* The innermost element ends (name as at its start; used by the strcmp lookup). */
+int vb_end(vb *b, const char *name, size_t len);
+/* The kind of the innermost open element. */
+static inline int vb_top(const vb *b)
+{
+    return b->stack[b->depth].kind;
+}
+/* Ends building: the result is complete (HB_OK) or, after an error, releasable. */
+int vb_finish(vb *b);
+/* Frees the builder's own scratch memory (not the result). */
+void vb_release(vb *b);
+
+/* Sets err to a static reason (position left for the driver). Returns code. */
+int hb_vol_fail(hb_vol_error *err, int code, const char *reason);
+/* Line and column (from 1, column in bytes) of byte offset off of doc, counting LF, CR LF and CR
+ * as line ends as XML does. */
+void hb_vol_position(const uint8_t *doc, size_t off, uint64_t *line, uint64_t *column);
+
+/* ---- the strategies (one file each) ---------------------------------------------------------- */
+
+int hb_vol_memchr_scan(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out,
+                       hb_vol_error *err);
+int hb_vol_expat_count(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out,
+                       hb_vol_error *err);
+int hb_vol_expat_tree(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out,
+                      hb_vol_error *err);
+int hb_vol_expat_typed(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out,
+                       hb_vol_error *err);
+int hb_vol_expat_typed_arena(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out,
+                             hb_vol_error *err);
+int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out,
+                       hb_vol_error *err);
+int hb_vol_fast(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out, hb_vol_error *err);
+
+#endif /* HB_VOLUMES_IMPL_H */

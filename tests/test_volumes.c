@@ -1,0 +1,844 @@
+/* test_volumes.c - the DescribeVolumes decoders (cases/volumes) against the decode contract.
+ *
+ * Table-driven: each row is {document, expected JSON or error, why}. Every decoding strategy
+ * decodes every row from a copy placed flush against a PROT_NONE page; the streaming (expat)
+ * strategies also get it fed in 1-, 7- and 4096-byte pieces, which splits multi-byte UTF-8
+ * characters, references and tags across feeds. All must print exactly the expected JSON, or all
+ * must reject the document (the reference with the expected code and reason). Then: the botocore
+ * fixture and a small generated response against golden files; every strategy against the
+ * reference on random generated and random "messy" documents (comments, CDATA, references, CR
+ * LF, prefixes, unknown members, attributes, any member order); and fast against the reference on
+ * random mutations of a document, where fast must reject whatever the reference rejects.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "hb_err.h"
+#include "hb_gen_xml.h"
+#include "hb_volumes.h"
+
+#define GUARD_CAP (4u << 20)
+
+/* ---- memory ending at a PROT_NONE page -------------------------------------------------- */
+
+static uint8_t *g_base, *g_end;
+static size_t g_map;
+
+static void guard_init(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    g_map = GUARD_CAP + page;
+    g_base = mmap(NULL, g_map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(g_base != MAP_FAILED);
+    assert_int_equal(mprotect(g_base + GUARD_CAP, page, PROT_NONE), 0);
+    g_end = g_base + GUARD_CAP;
+}
+
+/* A copy of doc whose last byte is the byte before the guard page. */
+static const uint8_t *guard_place(const void *doc, size_t len)
+{
+    assert_true(len <= GUARD_CAP);
+    uint8_t *dst = g_end - len;
+    memcpy(dst, doc, len);
+    return dst;
+}
+
+/* ---- JSON into a growing string ----------------------------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
+static int sbuf_write(void *ctx, const char *p, size_t n)
+{
+    sbuf *b = ctx;
+    if (b->cap - b->len < n + 1) {
+        size_t nc = b->cap ? b->cap : 256;
+        while (nc - b->len < n + 1)
+            nc *= 2;
+        b->p = realloc(b->p, nc);
+        assert_non_null(b->p);
+        b->cap = nc;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+static char *to_json(const hb_volumes *v)
+{
+    sbuf b = {NULL, 0, 0};
+    assert_int_equal(hb_volumes_json(v, sbuf_write, &b), 0);
+    return b.p;
+}
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+#define DECL "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+#define OPEN DECL "<DescribeVolumesResponse xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\">"
+#define CLOSE "</DescribeVolumesResponse>\n"
+/* one volume holding BODY */
+#define VOL(body) OPEN "<volumeSet><item>" body "</item></volumeSet>" CLOSE
+#define J1(vol) "[\n" vol "\n]\n"
+#define NOTHING "\"attachments\": [], \"tags\": []}"
+
+typedef struct row {
+    const char *doc;
+    const char *json;       /* NULL: rejected */
+    int rc;                 /* the reference's code when rejected */
+    const char *why_substr; /* in the reference's reason when rejected */
+    const char *why;
+} row;
+
+/* clang-format off */
+static const row rows[] = {
+    /* contents */
+    {VOL("<volumeId>a&amp;b&lt;c&gt;d&quot;e&apos;f</volumeId>"),
+     J1("{\"volumeId\": \"a&b<c>d\\\"e'f\", " NOTHING), 0, NULL, "the five predefined entities"},
+    {VOL("<volumeId>&#65;&#x42;&#x20AC;&#128640;&#13;&#9;&#0000067;</volumeId>"),
+     J1("{\"volumeId\": \"AB\xe2\x82\xac\xf0\x9f\x9a\x80\\r\\tC\", " NOTHING), 0, NULL,
+     "character references, decimal and hex, to 1- to 4-byte UTF-8, CR kept as CR"},
+    {VOL("<volumeId><![CDATA[<b>&amp;]]]></volumeId>"),
+     J1("{\"volumeId\": \"<b>&amp;]\", " NOTHING), 0, NULL, "CDATA is literal"},
+    {VOL("<volumeId>x<![CDATA[y]]>z<![CDATA[]]></volumeId>"),
+     J1("{\"volumeId\": \"xyz\", " NOTHING), 0, NULL, "CDATA between text, empty CDATA"},
+    {VOL("<volumeId>ab<!-- c -->cd<?pi x?>ef</volumeId><!--x--><size>1<!---->2</size>"),
+     J1("{\"volumeId\": \"abcdef\", \"size\": 12, " NOTHING), 0, NULL,
+     "comments and PIs inside values and between members"},
+    {VOL("<volumeId/><snapshotId></snapshotId><tagSet/><attachmentSet></attachmentSet>"),
+     J1("{\"volumeId\": \"\", \"snapshotId\": \"\", " NOTHING), 0, NULL,
+     "empty elements give empty strings, empty sets give no items"},
+    {VOL("<volumeId>   </volumeId><status>\n\t </status>"),
+     J1("{\"volumeId\": \"   \", \"status\": \"\\n\\t \", " NOTHING), 0, NULL,
+     "whitespace-only values are kept, never trimmed"},
+    {"<?xml version=\"1.0\"?>\r\n<R>\r\n <volumeSet>\r\n  <item>\r\n   <volumeId>a\r\nb\rc\r</volumeId>"
+     "\r\n   <status><![CDATA[x\r\ny]]></status>\r\n  </item>\r\n </volumeSet>\r\n</R>\r\n",
+     J1("{\"volumeId\": \"a\\nb\\nc\\n\", \"status\": \"x\\ny\", " NOTHING), 0, NULL,
+     "CR LF and lone CR become LF, also in CDATA"},
+    {"\xef\xbb\xbf" DECL "<R><volumeSet><item><volumeId>\xc3\xa9\xe6\x9d\xb1\xf0\x9f\x9a\x80</volumeId>"
+     "</item></volumeSet></R>",
+     J1("{\"volumeId\": \"\xc3\xa9\xe6\x9d\xb1\xf0\x9f\x9a\x80\", " NOTHING), 0, NULL,
+     "a byte order mark; 2-, 3- and 4-byte UTF-8"},
+    {"<ec2:R xmlns:ec2=\"urn:x\"><ec2:volumeSet><ec2:item><ec2:volumeId>p</ec2:volumeId>"
+     "<ec2:tagSet><ec2:item><ec2:key>k</ec2:key><ec2:value>v</ec2:value></ec2:item></ec2:tagSet>"
+     "</ec2:item></ec2:volumeSet></ec2:R>",
+     J1("{\"volumeId\": \"p\", \"attachments\": [], \"tags\": [{\"key\": \"k\", \"value\": \"v\"}]}"),
+     0, NULL, "prefixed names match by local name"},
+    {VOL("<a:volumeId>q</a:volumeId><b:size xmlns:b=\"urn:other\">3</b:size>"),
+     J1("{\"volumeId\": \"q\", \"size\": 3, " NOTHING), 0, NULL,
+     "undeclared prefixes and other namespace URIs are ignored"},
+    {VOL("<tagSet><item><value x=\"1\">v</value><key>k</key><extra>e</extra></item></tagSet>"
+         "<foo a=\"b\"><volumeId>no</volumeId></foo><size>12</size><volumeId id='x>y'>r</volumeId >"),
+     J1("{\"volumeId\": \"r\", \"size\": 12, \"attachments\": [], \"tags\": [{\"key\": \"k\", "
+        "\"value\": \"v\"}]}"),
+     0, NULL, "unknown members skipped, members in any order, attributes ignored"},
+    {VOL("<tagSet><item><key>k</key><value>1</value></item><item><key>k</key><value>2</value></item>"
+         "<item><key>k</key><value>1</value></item></tagSet>"),
+     J1("{\"attachments\": [], \"tags\": [{\"key\": \"k\", \"value\": \"1\"}, {\"key\": \"k\", "
+        "\"value\": \"2\"}, {\"key\": \"k\", \"value\": \"1\"}]}"),
+     0, NULL, "duplicate tag keys kept in order"},
+    {VOL("<tagSet><item><key>a</key></item></tagSet><tagSet><item><value>b</value></item></tagSet>"),
+     J1("{\"attachments\": [], \"tags\": [{\"key\": \"a\"}, {\"value\": \"b\"}]}"), 0, NULL,
+     "two tagSets append; missing key or value are absent"},
+    {VOL("<volumeId>a<b>x</b>c<c/></volumeId><volumeId>last</volumeId>"),
+     J1("{\"volumeId\": \"last\", " NOTHING), 0, NULL,
+     "elements inside a leaf are skipped; a leaf given twice keeps the last"},
+    {VOL("<size>-5</size><iops>0</iops><throughput>9223372036854775807</throughput>"
+         "<encrypted>true</encrypted><multiAttachEnabled>false</multiAttachEnabled>"
+         "<attachmentSet><item><device>/dev/x</device><deleteOnTermination>false</deleteOnTermination>"
+         "</item><item><volumeId>v</volumeId></item></attachmentSet>"),
+     J1("{\"size\": -5, \"iops\": 0, \"throughput\": 9223372036854775807, \"encrypted\": true, "
+        "\"multiAttachEnabled\": false, \"attachments\": [{\"device\": \"/dev/x\", "
+        "\"deleteOnTermination\": false}, {\"volumeId\": \"v\"}], \"tags\": []}"),
+     0, NULL, "integers and booleans typed; attachments"},
+    {"<!-- before --><?pi before?>\n<R><requestId>r</requestId><volumeSet><item><volumeId>1</volumeId>"
+     "</item></volumeSet><volumeSet><item><volumeId>2</volumeId></item><other/></volumeSet>"
+     "<nextToken>t</nextToken></R>\n<!-- after --><?pi after?>\n",
+     "[\n{\"volumeId\": \"1\", " NOTHING ",\n{\"volumeId\": \"2\", " NOTHING "\n]\n", 0, NULL,
+     "misc around the root; two volumeSets append; non-item children skipped"},
+    {OPEN "<requestId>r</requestId><volumeSet/>" CLOSE, "[]\n", 0, NULL, "no volumes"},
+    {"<R/>", "[]\n", 0, NULL, "a lone empty root"},
+    {VOL("<volumeId>]]&gt; ] ]] &gt; > </volumeId>"),
+     J1("{\"volumeId\": \"]]> ] ]] > > \", " NOTHING), 0, NULL, "']' and '>' in text"},
+    {VOL("<volumeId>\x7f\xc2\x80\xef\xbf\xbd\xf4\x8f\xbf\xbf</volumeId>"),
+     J1("{\"volumeId\": \"\x7f\xc2\x80\xef\xbf\xbd\xf4\x8f\xbf\xbf\", " NOTHING), 0, NULL,
+     "edge characters: DEL, U+0080, U+FFFD, U+10FFFF"},
+    {VOL("<volumeId>\"\\\x01</volumeId>"), NULL, HB_EPARSE, "", "a control character"},
+
+    /* rejected */
+    {"", NULL, HB_ETRUNC, "no element", "an empty document"},
+    {OPEN "<volumeSet><item><volumeId>x</volumeId>", NULL, HB_ETRUNC, "", "a truncated document"},
+    {OPEN "<volumeSet><item><volumeId>x</volum", NULL, HB_ETRUNC, "", "truncated in an end tag"},
+    {OPEN "<volumeSet><item><volumeId>x&am", NULL, HB_ETRUNC, "", "truncated in a reference"},
+    {"<R><volumeSet><item><volumeId>x\xe2\x82", NULL, HB_ETRUNC, "", "truncated in UTF-8"},
+    {"<!DOCTYPE R><R/>", NULL, HB_EPARSE, "DOCTYPE", "a DOCTYPE"},
+    {DECL "<!DOCTYPE R [<!ENTITY a \"x\">]><R><volumeSet><item><volumeId>&a;</volumeId></item>"
+     "</volumeSet></R>", NULL, HB_EPARSE, "DOCTYPE", "a DOCTYPE declaring an entity"},
+    {DECL "<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol1 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;"
+     "&lol;&lol;&lol;\"><!ENTITY lol2 \"&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;"
+     "&lol1;\"><!ENTITY lol3 \"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;\">"
+     "<!ENTITY lol4 \"&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;\">"
+     "<!ENTITY lol5 \"&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;\">"
+     "<!ENTITY lol6 \"&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;\">"
+     "<!ENTITY lol7 \"&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;\">"
+     "<!ENTITY lol8 \"&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;\">"
+     "<!ENTITY lol9 \"&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;\">]>"
+     "<R><volumeSet><item><volumeId>&lol9;</volumeId></item></volumeSet></R>",
+     NULL, HB_EPARSE, "DOCTYPE", "entity amplification (billion laughs)"},
+    {VOL("<volumeId>&foo;</volumeId>"), NULL, HB_EPARSE, "undefined entity", "an undefined entity"},
+    {VOL("<volumeId>&amp</volumeId>"), NULL, HB_EPARSE, "", "a reference without ';'"},
+    {VOL("<volumeId>&#0;</volumeId>"), NULL, HB_EPARSE, "", "a reference to NUL"},
+    {VOL("<volumeId>&#xD800;</volumeId>"), NULL, HB_EPARSE, "", "a reference to a surrogate"},
+    {VOL("<volumeId>&#x110000;</volumeId>"), NULL, HB_EPARSE, "", "a reference past U+10FFFF"},
+    {VOL("<volumeId>x</volumeid>"), NULL, HB_EPARSE, "mismatched tag", "a mismatched end tag"},
+    {VOL("<size>12a</size>"), NULL, HB_ERANGE, "size: not an integer", "a bad integer"},
+    {VOL("<size></size>"), NULL, HB_ERANGE, "size: not an integer", "an empty integer"},
+    {VOL("<iops>99999999999999999999</iops>"), NULL, HB_ERANGE, "iops: not an integer",
+     "an integer past int64"},
+    {VOL("<size> 1</size>"), NULL, HB_ERANGE, "size", "an integer with a space (never trimmed)"},
+    {VOL("<createTime>2012-10-16 20:00:16Z</createTime>"), NULL, HB_ERANGE,
+     "createTime: not an RFC 3339 timestamp", "a createTime the RFC 3339 parser rejects"},
+    {VOL("<attachmentSet><item><attachTime/></item></attachmentSet>"), NULL, HB_ERANGE,
+     "attachTime: not an RFC 3339 timestamp", "an empty attachTime"},
+    {VOL("<encrypted>True</encrypted>"), NULL, HB_ERANGE, "encrypted: not a boolean",
+     "a boolean other than true or false"},
+    {VOL("<volumeId>a]]>b</volumeId>"), NULL, HB_EPARSE, "", "']]>' in character data"},
+    {VOL("<!-- a -- b -->"), NULL, HB_EPARSE, "", "'--' in a comment"},
+    {VOL("<volumeId>\xff</volumeId>"), NULL, HB_EPARSE, "", "a byte that is not UTF-8"},
+    {VOL("<volumeId>\xc0\xaf</volumeId>"), NULL, HB_EPARSE, "", "overlong UTF-8"},
+    {VOL("<volumeId>\xed\xa0\x80</volumeId>"), NULL, HB_EPARSE, "", "an encoded surrogate"},
+    {VOL("<volumeId>\xef\xbf\xbe</volumeId>"), NULL, HB_EPARSE, "", "U+FFFE is not a Char"},
+    {VOL("<volumeId a=\"1\" a=\"2\">x</volumeId>"), NULL, HB_EPARSE, "", "a duplicate attribute"},
+    {VOL("<volumeId a=\"<\">x</volumeId>"), NULL, HB_EPARSE, "", "'<' in an attribute value"},
+    {VOL("<volumeId a=1>x</volumeId>"), NULL, HB_EPARSE, "", "an unquoted attribute value"},
+    {VOL("<volumeId a=\"1\"b=\"2\">x</volumeId>"), NULL, HB_EPARSE, "",
+     "attributes without whitespace between"},
+    {"<R/>junk", NULL, HB_EPARSE, "junk after document element", "text after the root"},
+    {"<R/><R/>", NULL, HB_EPARSE, "junk after document element", "two root elements"},
+    {"x<R/>", NULL, HB_EPARSE, "", "text before the root"},
+    {"<R/>\n<?xml version=\"1.0\"?>", NULL, HB_EPARSE, "", "an XML declaration not at the start"},
+    {"<R><1a/></R>", NULL, HB_EPARSE, "", "a name starting with a digit"},
+    {"<R><![CDATA[x]></R>", NULL, HB_ETRUNC, "", "an unclosed CDATA section"},
+};
+/* clang-format on */
+
+#define NROWS (sizeof rows / sizeof rows[0])
+
+static const size_t pieces[] = {0, 1, 7, 4096};
+
+/* Decodes doc with s fed as piece; checks the outcome against json (or a rejection). */
+static void check_one(const hb_vol_strategy *s, const uint8_t *doc, size_t len, size_t piece,
+                      const char *json, int want_rc, const char *why_substr, const char *why)
+{
+    hb_volumes v;
+    hb_vol_error err;
+    const uint8_t *d = guard_place(doc, len);
+    int rc = hb_volumes_decode(s, d, len, piece, &v, &err);
+    if (json) {
+        if (rc != HB_OK)
+            fail_msg("%s: %s (piece %zu) rejects: %s at line %llu, column %llu", why, s->name,
+                     piece, err.reason, (unsigned long long)err.line,
+                     (unsigned long long)err.column);
+        char *got = to_json(&v);
+        if (strcmp(got, json) != 0)
+            fail_msg("%s: %s (piece %zu) gives\n%s\nexpected\n%s", why, s->name, piece, got, json);
+        free(got);
+    } else {
+        if (rc == HB_OK)
+            fail_msg("%s: %s (piece %zu) accepts it", why, s->name, piece);
+        assert_non_null(err.reason);
+        int reference = strcmp(s->name, HB_VOL_REFERENCE) == 0;
+        if ((reference || strcmp(s->name, "fast") == 0) && want_rc && rc != want_rc)
+            fail_msg("%s: %s (piece %zu) returns %d (%s), expected %d", why, s->name, piece, rc,
+                     err.reason, want_rc);
+        if (reference && why_substr && !strstr(err.reason, why_substr))
+            fail_msg("%s: %s says '%s', expected '%s' in it", why, s->name, err.reason, why_substr);
+    }
+    hb_volumes_free(&v);
+}
+
+/* Every decoder, whole; the streaming ones also in pieces. */
+static void check_all(const uint8_t *doc, size_t len, const char *json, int want_rc,
+                      const char *why_substr, const char *why)
+{
+    for (size_t k = 0; k < hb_vol_strategy_count; k++) {
+        const hb_vol_strategy *s = &hb_vol_strategies[k];
+        if (s->output != HB_VOL_OUT_VOLUMES)
+            continue;
+        for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+            if (pieces[i] == 0 || s->streaming)
+                check_one(s, doc, len, pieces[i], json, want_rc, why_substr, why);
+    }
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NROWS; i++)
+        check_all((const uint8_t *)rows[i].doc, strlen(rows[i].doc), rows[i].json, rows[i].rc,
+                  rows[i].why_substr, rows[i].why);
+}
+
+/* A document with a 70 KB tag value (references spread through it) and one with unknown
+ * elements nested 200 deep (libxml2's default limit is 256) inside a volume. */
+static void test_big_value_and_deep_nesting(void **state)
+{
+    (void)state;
+    size_t n = 70000;
+    char *doc = malloc(n * 2 + 1024), *want = malloc(n + 1024);
+    assert_non_null(doc);
+    assert_non_null(want);
+    char *p = doc, *w = want;
+    p += sprintf(p, "%s", OPEN "<volumeSet><item><tagSet><item><key>big</key><value>");
+    w += sprintf(w, "[\n{\"attachments\": [], \"tags\": [{\"key\": \"big\", \"value\": \"");
+    for (size_t i = 0; i < n; i++) {
+        if (i % 1000 == 999) {
+            p += sprintf(p, "&amp;");
+            *w++ = '&';
+        } else {
+            *p++ = (char)('a' + i % 26);
+            *w++ = (char)('a' + i % 26);
+        }
+    }
+    p += sprintf(p, "</value></item></tagSet></item></volumeSet>" CLOSE);
+    sprintf(w, "\"}]}\n]\n");
+    check_all((const uint8_t *)doc, (size_t)(p - doc), want, 0, NULL, "a 70 KB value");
+
+    p = doc;
+    p += sprintf(p, "%s", OPEN "<volumeSet><item><size>1</size>");
+    for (int d = 0; d < 200; d++)
+        p += sprintf(p, "<x%d a=\"%d\">t", d % 7, d);
+    p += sprintf(p, "<volumeId>deep</volumeId><item><key>k</key></item>");
+    for (int d = 199; d >= 0; d--)
+        p += sprintf(p, "</x%d>", d % 7);
+    p += sprintf(p, "<volumeId>v</volumeId></item></volumeSet>" CLOSE);
+    check_all((const uint8_t *)doc, (size_t)(p - doc),
+              J1("{\"volumeId\": \"v\", \"size\": 1, " NOTHING), 0, NULL,
+              "deep unknown nesting is skipped");
+    free(doc);
+    free(want);
+}
+
+/* Nesting 5000 deep: the streaming decoders and fast skip it; expat-tree (recursive second pass)
+ * refuses it past its documented limit and libxml2 past its default depth limit, with an error,
+ * never a crash or a wrong answer. */
+static void test_very_deep(void **state)
+{
+    (void)state;
+    int depth = 5000;
+    char *doc = malloc((size_t)depth * 10 + 256), *p = doc;
+    assert_non_null(doc);
+    p += sprintf(p, "<R><volumeSet><item>");
+    for (int d = 0; d < depth; d++)
+        p += sprintf(p, "<x>");
+    for (int d = 0; d < depth; d++)
+        p += sprintf(p, "</x>");
+    p += sprintf(p, "<volumeId>v</volumeId></item></volumeSet></R>");
+    size_t len = (size_t)(p - doc);
+    for (size_t k = 0; k < hb_vol_strategy_count; k++) {
+        const hb_vol_strategy *s = &hb_vol_strategies[k];
+        hb_volumes v;
+        hb_vol_error err;
+        int rc = hb_volumes_decode(s, guard_place(doc, len), len, 0, &v, &err);
+        if (strcmp(s->name, "expat-tree") == 0) {
+            assert_int_equal(rc, HB_ELIMIT);
+        } else if (strcmp(s->name, "libxml2-dom") == 0) {
+            assert_int_not_equal(rc, HB_OK);
+        } else {
+            assert_int_equal(rc, HB_OK);
+            if (s->output == HB_VOL_OUT_VOLUMES) {
+                assert_int_equal(v.nvolumes, 1);
+                assert_int_equal(v.volumes[0]->volume_id.len, 1);
+            }
+        }
+        hb_volumes_free(&v);
+    }
+    free(doc);
+}
+
+/* ---- files -------------------------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    char *buf = NULL;
+    size_t cap = 0, n = 0, r;
+    do {
+        if (cap - n < 65536) {
+            cap = cap ? cap * 2 : 65536;
+            buf = realloc(buf, cap + 1);
+            assert_non_null(buf);
+        }
+        r = fread(buf + n, 1, cap - n, f);
+        n += r;
+    } while (r > 0);
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* The botocore fixture (real EC2 output) decodes to its golden JSON, by every strategy. */
+static void test_botocore_fixture(void **state)
+{
+    (void)state;
+    size_t len, jlen;
+    char *doc = read_file(HB_FIXTURES "/botocore-ec2-describe-volumes.xml", &len);
+    char *json = read_file(HB_GOLDEN "/volumes-botocore.json", &jlen);
+    check_all((const uint8_t *)doc, len, json, 0, NULL, "botocore fixture");
+    free(doc);
+    free(json);
+}
+
+/* A small generated response is byte for byte the golden XML and decodes to the golden JSON. */
+static void test_generated_golden(void **state)
+{
+    (void)state;
+    hb_volumes_params p;
+    hb_volumes_params_default(&p);
+    p.volumes = 4;
+    p.tags = 3;
+    p.next_token = 1;
+    uint8_t *doc;
+    size_t len, glen, jlen;
+    assert_int_equal(hb_volumes_generate(&p, &doc, &len, NULL), HB_OK);
+    char *golden = read_file(HB_GOLDEN "/volumes-gen-4x3.xml", &glen);
+    if (glen != len || memcmp(golden, doc, len) != 0)
+        fail_msg("the generator's 4 x 3 response differs from tests/golden/volumes-gen-4x3.xml");
+    char *json = read_file(HB_GOLDEN "/volumes-gen-4x3.json", &jlen);
+    check_all(doc, len, json, 0, NULL, "generated 4 x 3");
+    free(doc);
+    free(golden);
+    free(json);
+}
+
+/* ---- every strategy against the reference on random documents --------------------------- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static uint32_t rng_below(uint64_t *s, uint32_t n)
+{
+    return (uint32_t)(rng_next(s) % n);
+}
+
+/* Checks every strategy (decoders, and the baselines' counts) against the reference. */
+static void against_reference(const uint8_t *doc, size_t len, const char *what)
+{
+    hb_volumes ref, v;
+    hb_vol_error err;
+    const uint8_t *d = guard_place(doc, len);
+    int rc = hb_volumes_decode(hb_vol_find(HB_VOL_REFERENCE), d, len, 0, &ref, &err);
+    if (rc != HB_OK)
+        fail_msg("%s: the reference rejects it: %s at line %llu, column %llu\n%.*s", what,
+                 err.reason, (unsigned long long)err.line, (unsigned long long)err.column,
+                 (int)(len > 2000 ? 2000 : len), (const char *)doc);
+    uint64_t digest = hb_volumes_digest(&ref);
+    uint64_t lt = 0;
+    for (size_t i = 0; i < len; i++)
+        lt += doc[i] == '<';
+    char msg[256];
+    for (size_t k = 0; k < hb_vol_strategy_count; k++) {
+        const hb_vol_strategy *s = &hb_vol_strategies[k];
+        for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
+            size_t piece = pieces[i];
+            if (piece == 1 && len > 20000)
+                continue; /* 1-byte feeding is covered by the table; keep the test fast */
+            if (piece && !s->streaming)
+                continue;
+            rc = hb_volumes_decode(s, d, len, piece, &v, &err);
+            if (rc != HB_OK)
+                fail_msg("%s: %s (piece %zu) rejects it: %s at line %llu", what, s->name, piece,
+                         err.reason, (unsigned long long)err.line);
+            if (s->output == HB_VOL_OUT_LT)
+                assert_int_equal(v.count, lt);
+            else if (s->output == HB_VOL_OUT_ELEMENTS)
+                assert_int_equal(v.count, ref.elements);
+            else if (hb_volumes_compare(&v, &ref, msg, sizeof msg) != 0 ||
+                     hb_volumes_digest(&v) != digest || v.elements != ref.elements)
+                fail_msg("%s: %s (piece %zu) differs from the reference: %s", what, s->name, piece,
+                         msg);
+            hb_volumes_free(&v);
+        }
+    }
+    hb_volumes_free(&ref);
+}
+
+static void test_random_generated(void **state)
+{
+    (void)state;
+    uint64_t rng = 42;
+    for (int i = 0; i < 12; i++) {
+        hb_volumes_params p;
+        hb_volumes_params_default(&p);
+        p.volumes = rng_below(&rng, 12);
+        p.tags = rng_below(&rng, 30);
+        p.compact = (int)rng_below(&rng, 2);
+        p.next_token = (int)rng_below(&rng, 2);
+        p.seed = rng_next(&rng);
+        uint8_t *doc;
+        size_t len;
+        hb_volumes_info info;
+        assert_int_equal(hb_volumes_generate(&p, &doc, &len, &info), HB_OK);
+        char what[96];
+        snprintf(what, sizeof what, "generated %u x %u seed %llu", p.volumes, p.tags,
+                 (unsigned long long)p.seed);
+        against_reference(doc, len, what);
+        free(doc);
+    }
+}
+
+/* A random "messy" document: what the contract allows, in random places. */
+typedef struct mbuf {
+    char *p;
+    size_t len, cap;
+    uint64_t rng;
+} mbuf;
+
+static void m_puts(mbuf *m, const char *s)
+{
+    size_t n = strlen(s);
+    if (m->cap - m->len < n + 1) {
+        while (m->cap - m->len < n + 1)
+            m->cap = m->cap ? m->cap * 2 : 4096;
+        m->p = realloc(m->p, m->cap);
+        assert_non_null(m->p);
+    }
+    memcpy(m->p + m->len, s, n + 1);
+    m->len += n;
+}
+
+/* Whitespace, a comment or a PI between members, sometimes. */
+static void m_gap(mbuf *m)
+{
+    static const char *const gaps[] = {"",      "\n  ",          "\r\n\t", "<!-- c -->",
+                                       "<?p?>", "<!--x-y-->\n ", " ",      ""};
+    m_puts(m, gaps[rng_below(&m->rng, 8)]);
+}
+
+/* An element name with a random prefix. */
+static void m_name(mbuf *m, const char *name)
+{
+    static const char *const prefixes[] = {"", "", "", "ec2:", "a:"};
+    m_puts(m, prefixes[rng_below(&m->rng, 5)]);
+    m_puts(m, name);
+}
+
+/* A text value with random pieces that need decoding. */
+static void m_text(mbuf *m)
+{
+    static const char *const parts[] = {
+        "abc",   "&amp;",        "&lt;",     "&#x20AC;", "<![CDATA[<&>]]>",
+        " ",     "\r\n",         "\xc3\xa9", "<!--n-->", "\xf0\x9f\x9a\x80",
+        "&#65;", "&quot;&apos;", "x]y",      "<?pi z?>", "\t",
+        "&gt;",
+    };
+    uint32_t n = rng_below(&m->rng, 5);
+    for (uint32_t i = 0; i < n; i++)
+        m_puts(m, parts[rng_below(&m->rng, sizeof parts / sizeof parts[0])]);
+}
+
+static void m_leaf(mbuf *m, const char *name, const char *value)
+{
+    char open[64];
+    m_gap(m);
+    size_t start = m->len;
+    m_puts(m, "<");
+    m_name(m, name);
+    size_t nend = m->len;
+    if (rng_below(&m->rng, 4) == 0)
+        m_puts(m, " attr=\"v&amp;\" b='2'");
+    if (!value && rng_below(&m->rng, 6) == 0) {
+        m_puts(m, "/>");
+        return;
+    }
+    m_puts(m, ">");
+    snprintf(open, sizeof open, "%.*s", (int)(nend - start - 1), m->p + start + 1);
+    if (value)
+        m_puts(m, value);
+    else
+        m_text(m);
+    m_puts(m, "</");
+    m_puts(m, open);
+    m_puts(m, rng_below(&m->rng, 5) == 0 ? " >" : ">");
+}
+
+static void m_unknown(mbuf *m)
+{
+    m_gap(m);
+    m_puts(m, "<unknown k=\"1\"><volumeId>no</volumeId><item><key>no</key></item>t</unknown>");
+}
+
+static void m_volume(mbuf *m)
+{
+    static const char *const strs[] = {"volumeId", "snapshotId", "availabilityZone",
+                                       "status",   "createTime", "volumeType"};
+    static const char *const ints[] = {"size", "iops", "throughput"};
+    static const char *const bools[] = {"encrypted", "multiAttachEnabled"};
+    m_gap(m);
+    m_puts(m, "<item>");
+    uint32_t members = 4 + rng_below(&m->rng, 10);
+    for (uint32_t i = 0; i < members; i++) {
+        uint32_t r = rng_below(&m->rng, 14);
+        char num[32];
+        if (r == 4) {
+            static const char *const times[] = {
+                "2012-10-16T20:00:16.000Z", "2021-03-04T05:06:07.123456789+05:30",
+                "1969-12-31T23:59:59.5z", "2023-02-28t23:59:59-00:00"};
+            m_leaf(m, strs[r], times[rng_below(&m->rng, 4)]);
+        } else if (r < 6) {
+            m_leaf(m, strs[r], NULL);
+        } else if (r < 8) {
+            snprintf(num, sizeof num, "%d", (int)rng_below(&m->rng, 20000) - 100);
+            m_leaf(m, ints[rng_below(&m->rng, 3)], num);
+        } else if (r < 9) {
+            m_leaf(m, bools[rng_below(&m->rng, 2)], rng_below(&m->rng, 2) ? "true" : "false");
+        } else if (r < 10) {
+            m_unknown(m);
+        } else if (r < 12) {
+            m_gap(m);
+            m_puts(m, "<tagSet>");
+            uint32_t nt = rng_below(&m->rng, 5);
+            for (uint32_t t = 0; t < nt; t++) {
+                m_gap(m);
+                m_puts(m, "<item>");
+                if (rng_below(&m->rng, 2)) {
+                    m_leaf(m, "value", NULL);
+                    m_leaf(m, "key", NULL);
+                } else {
+                    m_leaf(m, "key", NULL);
+                    m_leaf(m, "value", NULL);
+                }
+                m_gap(m);
+                m_puts(m, "</item>");
+            }
+            m_puts(m, "</tagSet>");
+        } else {
+            m_gap(m);
+            m_puts(m, "<attachmentSet><item>");
+            m_leaf(m, "instanceId", NULL);
+            m_leaf(m, "device", NULL);
+            m_leaf(m, "deleteOnTermination", rng_below(&m->rng, 2) ? "true" : "false");
+            m_puts(m, "</item></attachmentSet>");
+        }
+    }
+    m_gap(m);
+    m_puts(m, "</item>");
+}
+
+static void make_messy(mbuf *m, uint64_t seed)
+{
+    m->len = 0;
+    m->rng = seed;
+    if (rng_below(&m->rng, 4) == 0)
+        m_puts(m, "\xef\xbb\xbf");
+    if (rng_below(&m->rng, 2))
+        m_puts(m, DECL);
+    m_gap(m);
+    m_puts(m, "<ec2:DescribeVolumesResponse xmlns:ec2=\"urn:ec2\" xmlns=\"urn:x\">");
+    m_leaf(m, "requestId", NULL);
+    m_gap(m);
+    m_puts(m, "<volumeSet>");
+    uint32_t n = rng_below(&m->rng, 6);
+    for (uint32_t i = 0; i < n; i++) {
+        m_volume(m);
+        if (rng_below(&m->rng, 8) == 0)
+            m_unknown(m);
+    }
+    m_gap(m);
+    m_puts(m, "</volumeSet>");
+    if (rng_below(&m->rng, 2))
+        m_leaf(m, "nextToken", NULL);
+    m_gap(m);
+    m_puts(m, "</ec2:DescribeVolumesResponse>");
+    m_gap(m);
+}
+
+static void test_random_messy(void **state)
+{
+    (void)state;
+    mbuf m = {NULL, 0, 0, 0};
+    const char *env = getenv("HB_MESSY"); /* more seeds, for a longer search by hand */
+    uint64_t seeds = env ? strtoull(env, NULL, 10) : 150;
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        make_messy(&m, seed);
+        char what[64];
+        snprintf(what, sizeof what, "messy document, seed %llu", (unsigned long long)seed);
+        against_reference((const uint8_t *)m.p, m.len, what);
+    }
+    free(m.p);
+}
+
+/* Writes a failing document to test_volumes_failure.xml (in the working folder) for a look. */
+static void dump_doc(const char *doc, size_t len)
+{
+    FILE *f = fopen("test_volumes_failure.xml", "wb");
+    if (f) {
+        fwrite(doc, 1, len, f);
+        fclose(f);
+    }
+}
+
+/* fast never accepts what the reference rejects, and never decodes differently: random byte
+ * mutations of messy documents (deletions, insertions of markup characters, replacements). */
+static void test_fast_mutations(void **state)
+{
+    (void)state;
+    static const char inserts[] = "<>&;/!?-[]]\"'=:# \r\n\x80\xc3\xff\x01x";
+    const hb_vol_strategy *ref = hb_vol_find(HB_VOL_REFERENCE), *fast = hb_vol_find("fast");
+    mbuf m = {NULL, 0, 0, 0};
+    uint64_t rng = 7;
+    size_t accepted = 0, rejected = 0;
+    char *mut = NULL;
+    /* HB_MUTATIONS=N (and HB_MUTATION_SEED) run more rounds, for a longer search by hand */
+    const char *env = getenv("HB_MUTATIONS");
+    int rounds = env ? atoi(env) : 3000;
+    env = getenv("HB_MUTATION_SEED");
+    if (env)
+        rng = strtoull(env, NULL, 10);
+    for (int round = 0; round < rounds; round++) {
+        make_messy(&m, 1000 + (uint64_t)round % 40 + (rng & 0xffff) * 64);
+        mut = realloc(mut, m.len + 8);
+        assert_non_null(mut);
+        memcpy(mut, m.p, m.len);
+        size_t len = m.len;
+        uint32_t edits = 1 + rng_below(&rng, 2);
+        for (uint32_t e = 0; e < edits && len > 0; e++) {
+            size_t at = rng_below(&rng, (uint32_t)len);
+            uint32_t op = rng_below(&rng, 3);
+            char c = inserts[rng_below(&rng, sizeof inserts - 1)];
+            if (op == 0) {
+                memmove(mut + at, mut + at + 1, len - at - 1);
+                len--;
+            } else if (op == 1) {
+                memmove(mut + at + 1, mut + at, len - at);
+                mut[at] = c;
+                len++;
+            } else {
+                mut[at] = c;
+            }
+        }
+        hb_volumes a, b;
+        hb_vol_error ea, eb;
+        const uint8_t *d = guard_place(mut, len);
+        int ra = hb_volumes_decode(ref, d, len, 0, &a, &ea);
+        int rb = hb_volumes_decode(fast, d, len, 0, &b, &eb);
+        char msg[256];
+        if ((ra != HB_OK) != (rb != HB_OK))
+            dump_doc(mut, len);
+        if (ra != HB_OK && rb == HB_OK)
+            fail_msg("fast accepts what the reference rejects (%s at line %llu, column %llu):\n"
+                     "%.*s",
+                     ea.reason, (unsigned long long)ea.line, (unsigned long long)ea.column,
+                     (int)len, mut);
+        if (ra == HB_OK && rb == HB_OK && hb_volumes_compare(&a, &b, msg, sizeof msg) != 0)
+            fail_msg("fast decodes differently: %s\n%.*s", msg, (int)len, mut);
+        if (ra == HB_OK && rb != HB_OK && strncmp(eb.reason, "unsupported", 11) != 0)
+            fail_msg("fast rejects what the reference accepts (%s at line %llu, column %llu):\n"
+                     "%.*s",
+                     eb.reason, (unsigned long long)eb.line, (unsigned long long)eb.column,
+                     (int)len, mut);
+        accepted += ra == HB_OK;
+        rejected += ra != HB_OK;
+        hb_volumes_free(&a);
+        hb_volumes_free(&b);
+    }
+    free(mut);
+    free(m.p);
+    /* the mutations must exercise both sides */
+    assert_true(accepted > 100);
+    assert_true(rejected > 100);
+}
+
+/* createTime and attachTime are parsed into instants (through cases/rfc3339), by every decoder. */
+static void test_instants(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        VOL("<createTime>2012-10-16T20:00:16.000Z</createTime><attachmentSet><item>"
+            "<attachTime>1970-01-01T00:00:01.5+01:00</attachTime></item></attachmentSet>");
+    for (size_t k = 0; k < hb_vol_strategy_count; k++) {
+        const hb_vol_strategy *s = &hb_vol_strategies[k];
+        if (s->output != HB_VOL_OUT_VOLUMES)
+            continue;
+        hb_volumes v;
+        hb_vol_error err;
+        assert_int_equal(hb_volumes_decode(s, (const uint8_t *)doc, sizeof doc - 1, 0, &v, &err),
+                         HB_OK);
+        assert_int_equal(v.nvolumes, 1);
+        assert_int_equal(v.volumes[0]->create_instant.seconds, 1350417616);
+        assert_int_equal(v.volumes[0]->create_instant.nanos, 0);
+        assert_int_equal(v.volumes[0]->nattachments, 1);
+        assert_int_equal(v.volumes[0]->attachments[0]->attach_instant.seconds, 1 - 3600);
+        assert_int_equal(v.volumes[0]->attachments[0]->attach_instant.nanos, 500000000);
+        hb_volumes_free(&v);
+    }
+}
+
+/* Counting: the malloc strategy allocates per string, the arena and fast strategies do not. */
+static void test_allocation_counts(void **state)
+{
+    (void)state;
+    hb_volumes_params p;
+    hb_volumes_params_default(&p);
+    p.volumes = 30;
+    p.tags = 20;
+    uint8_t *doc;
+    size_t len;
+    hb_volumes_info info;
+    assert_int_equal(hb_volumes_generate(&p, &doc, &len, &info), HB_OK);
+    hb_volumes v;
+    hb_vol_error err;
+    assert_int_equal(hb_volumes_decode(hb_vol_find("expat-typed"), doc, len, 0, &v, &err), HB_OK);
+    assert_true(v.mem.allocations > 2 * info.tags);
+    assert_true(v.mem.peak_bytes > 0);
+    hb_volumes_free(&v);
+    assert_int_equal(hb_volumes_decode(hb_vol_find("expat-typed-arena"), doc, len, 0, &v, &err),
+                     HB_OK);
+    assert_true(v.mem.allocations < 100);
+    hb_volumes_free(&v);
+    assert_int_equal(hb_volumes_decode(hb_vol_find("fast"), doc, len, 0, &v, &err), HB_OK);
+    assert_true(v.mem.allocations < 30);
+    hb_volumes_free(&v);
+    /* a non-streaming strategy refuses pieces */
+    assert_int_equal(hb_volumes_decode(hb_vol_find("fast"), doc, len, 7, &v, &err), HB_EINVAL);
+    hb_volumes_free(&v);
+    assert_null(hb_vol_find("nope"));
+    assert_null(hb_vol_find(NULL));
+    free(doc);
+}
+
+int main(void)
+{
+    guard_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_big_value_and_deep_nesting),
+        cmocka_unit_test(test_very_deep),
+        cmocka_unit_test(test_botocore_fixture),
+        cmocka_unit_test(test_generated_golden),
+        cmocka_unit_test(test_random_generated),
+        cmocka_unit_test(test_random_messy),
+        cmocka_unit_test(test_fast_mutations),
+        cmocka_unit_test(test_instants),
+        cmocka_unit_test(test_allocation_counts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
