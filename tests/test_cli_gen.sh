@@ -47,8 +47,8 @@ expect 0 'gzip_comp_level' 'chunked --help names nginx default' -- chunked --hel
 expect 0 '--chunk-size' 'chunked -h' -- chunked -h
 expect 2 'Usage' 'no command' --
 expect 2 "unknown command 'frobnicate'" 'unknown command' -- frobnicate
-expect 2 'timestamps: not built yet \(see issue 3\)' 'timestamps is a later issue' -- timestamps
-expect 2 'volumes: not built yet \(see issue 4\)' 'volumes is a later issue' -- volumes
+expect 2 'timestamps: no output' 'timestamps needs -o FILE' -- timestamps
+expect 2 'volumes: no output' 'volumes needs -o FILE' -- volumes
 
 # ---- usage errors: exit 2 and a message naming the option -----------------------------------------
 o="$tmp/never"
@@ -73,6 +73,16 @@ expect 2 '-o FILE' 'no output' -- chunked --size 1K
 expect 2 "unknown option '--frob'" 'unknown option' -- chunked --frob -o "$o"
 expect 2 "needs a value" 'missing value' -- chunked -o "$o" --size
 expect 2 "unexpected argument 'extra'" 'stray argument' -- chunked -o "$o" extra
+expect 2 "unknown option '-x'" 'unknown short option in a cluster names it' -- chunked -xy -o "$o"
+expect 2 "unknown option '-x'" 'cluster after a long option' -- chunked --trailer -xy -o "$o"
+expect 2 "unknown option '-q'" 'unknown short option' -- chunked -q -o "$o"
+expect 2 "unknown option '--trailer=1'" 'a value for a flag' -- chunked --trailer=1 -o "$o"
+expect 2 "option '-o' needs a value" 'short option without value' -- chunked --size 1K -o
+expect 2 "option '--seed' needs a value" 'long option without value' -- chunked -o "$o" --seed
+expect 2 '--seed' 'seed: 0x alone' -- chunked --seed 0x -o "$o"
+expect 2 '--seed' 'seed: two 0x prefixes' -- chunked --seed 0x0x1 -o "$o"
+expect 2 '--seed' 'seed: plus sign' -- chunked --seed +1 -o "$o"
+expect 2 '--seed' 'seed: past 2^64 - 1' -- chunked --seed 18446744073709551616 -o "$o"
 if [ -e "$o" ]; then ko "a usage error created the output file"; else ok; fi
 
 # ---- I/O errors: exit 1 naming the file --------------------------------------------------------------
@@ -81,6 +91,18 @@ expect 1 "$tmp/no/such/dir/x: No such file or directory" 'unwritable path' -- \
 if [ -w /dev/full ]; then
     expect 1 '/dev/full: No space left on device' 'full device' -- chunked --size 1M -o /dev/full
 fi
+
+# A reader that goes away: exit 1 without a message (SIGPIPE ignored, EPIPE is quiet).
+"$gen" chunked --size 10M -o - 2>"$tmp/stderr" | head -c 1 >/dev/null
+rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 1 ]; then ko "closed pipe: exit $rc, want 1"; else ok; fi
+if [ -s "$tmp/stderr" ]; then ko "closed pipe: stderr '$(cat "$tmp/stderr")'"; else ok; fi
+
+# ---- seeds: decimal, or hex with 0x; never octal ----------------------------------------------------
+for row in '010:10' '08:8' '0x10:16' '0X1f:31' '18446744073709551615:18446744073709551615' \
+    '0xffffffffffffffff:18446744073709551615'; do
+    expect 0 "seed +${row#*:}\$" "seed ${row%%:*}" -- chunked --size 1K --seed "${row%%:*}" -o "$tmp/s"
+done
 
 # ---- generation -----------------------------------------------------------------------------------
 expect 0 'crc32 +[0-9a-f]{8}' 'small generation prints crc32' -- chunked --size 100K -o "$tmp/a"

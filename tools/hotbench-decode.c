@@ -1,8 +1,8 @@
 /* hotbench-decode - the reference decoders as filters: input from FILE or stdin, result on stdout.
  *
  *     hotbench-decode dechunk [--gunzip] [--strategy NAME] [--read-size N] [--size-hint N] [FILE]
- *     hotbench-decode rfc3339 ...   (issue 3: not built yet)
- *     hotbench-decode volumes ...   (issue 4: not built yet)
+ *     hotbench-decode rfc3339 [--strategy NAME] [FILE]
+ *     hotbench-decode volumes [--strategy NAME] [--piece N] [FILE]
  *
  * dechunk runs the pipeline the benchmark times: the chunked body in 64 KiB pieces into
  * hb_body_reader (dechunk, gunzip with --gunzip, reads of --read-size bytes) into the named sink
@@ -26,6 +26,14 @@
 
 #include "hb_bufgrow.h"
 #include "hb_err.h"
+#if __has_include("hb_rfc3339.h") /* the case is registered in cases/cases.def */
+#include "hb_rfc3339.h"
+#define HB_HAVE_RFC3339 1
+#endif
+#if __has_include("hb_volumes.h") /* the case is registered in cases/cases.def */
+#include "hb_volumes.h"
+#define HB_HAVE_VOLUMES 1
+#endif
 
 #define PROG "hotbench-decode"
 #define PIECE (64u * 1024u) /* bytes read from the input per feed */
@@ -117,6 +125,26 @@ typedef struct dechunk_opts {
     const char *file; /* NULL: stdin */
 } dechunk_opts;
 
+/* The option getopt_long (opterr = 0) just refused, as given: "-c" for a short option c (optopt;
+ * inside a cluster such as -xy, argv[optind - 1] is still the argument before it), else the long
+ * option's argument. buf holds the short form. */
+static const char *bad_option(char **argv, const struct option *longopts, char buf[3])
+{
+    const char *a = argv[optind - 1];
+    if (optopt == 0) /* an unknown or ambiguous long option */
+        return a;
+    if (strncmp(a, "--", 2) == 0) { /* a long option with a missing or unwanted value? */
+        size_t n = strcspn(a + 2, "=");
+        for (const struct option *opt = longopts; opt->name; opt++)
+            if (opt->val == optopt && strncmp(opt->name, a + 2, n) == 0)
+                return a;
+    }
+    buf[0] = '-';
+    buf[1] = (char)optopt;
+    buf[2] = '\0';
+    return buf;
+}
+
 /* Parses argv (argv[0] is the subcommand). Returns -1 to go on, else the exit status. */
 static int dechunk_args(int argc, char **argv, dechunk_opts *o)
 {
@@ -130,6 +158,7 @@ static int dechunk_args(int argc, char **argv, dechunk_opts *o)
         {NULL, 0, NULL, 0},
     };
     const char *strategy = "block-list";
+    char optbuf[3];
     uint64_t v;
     int c;
 
@@ -169,10 +198,11 @@ static int dechunk_args(int argc, char **argv, dechunk_opts *o)
             return fflush(stdout) == 0 ? 0 : EXIT_INPUT;
         case ':':
             fprintf(stderr, PROG ": dechunk: option '%s' needs a value (see --help)\n",
-                    argv[optind - 1]);
+                    bad_option(argv, longopts, optbuf));
             return EXIT_USAGE;
         default:
-            fprintf(stderr, PROG ": dechunk: unknown option '%s' (see --help)\n", argv[optind - 1]);
+            fprintf(stderr, PROG ": dechunk: unknown option '%s' (see --help)\n",
+                    bad_option(argv, longopts, optbuf));
             return EXIT_USAGE;
         }
     }
@@ -287,6 +317,313 @@ out:
     return status;
 }
 
+/* ---- rfc3339 ----------------------------------------------------------------------------- */
+
+#ifdef HB_HAVE_RFC3339
+static void rfc3339_usage(FILE *f)
+{
+    fprintf(f, "usage: " PROG " rfc3339 [--strategy NAME] [FILE]\n"
+               "\n"
+               "Parses one timestamp per line of FILE (standard input when FILE is absent or -)\n"
+               "and prints, per line and in order, '<seconds> <nanoseconds>' (seconds since\n"
+               "1970-01-01T00:00:00Z, negative before; nanoseconds 0 to 999999999) or\n"
+               "'error: <reason> at byte <n>' (n counts from 0 within the line). The grammar is\n"
+               "RFC 3339 section 5.6 date-time restricted to a Spanner TIMESTAMP:\n"
+               "YYYY-MM-DDThh:mm:ss[.1-9 digits](Z|+hh:mm|-hh:mm), 'T' and 'Z' in either case,\n"
+               "no leap second, instants from 0001-01-01 to 9999-12-31 UTC. The newline ends a\n"
+               "line; any other byte (a CR too) belongs to it.\n"
+               "\n"
+               "options:\n"
+               "  --strategy NAME   the parser (default scalar, the reference); the millis\n"
+               "                    strategies read decimal Unix milliseconds instead\n"
+               "  -h, --help        this text\n"
+               "\n"
+               "strategies:\n");
+    for (size_t i = 0; i < hb_rfc3339_strategy_count; i++)
+        if (hb_rfc3339_strategies[i].input != HB_RFC3339_IN_BINARY)
+            fprintf(f, "  %-16s %s\n", hb_rfc3339_strategies[i].name,
+                    hb_rfc3339_strategies[i].desc);
+    fprintf(f, "\n"
+               "exit status: 0 every line parsed; 1 a line failed, or an I/O error; 2 a usage\n"
+               "error. A strategy other than the reference gives the reference's diagnosis\n"
+               "of a line it rejects.\n");
+}
+
+/* Prints the result for one line; returns 0 if it parsed. */
+static int rfc3339_line(const hb_rfc3339_strategy *st, const char *s, size_t len)
+{
+    hb_rfc3339_time t;
+    hb_rfc3339_error e;
+    int rc;
+    if (st->input == HB_RFC3339_IN_TEXT && strcmp(st->name, "scalar") == 0)
+        rc = hb_rfc3339_parse(s, len, &t, &e);
+    else
+        rc = st->parse(s, len, &t);
+    if (rc == HB_OK) {
+        printf("%" PRId64 " %" PRId32 "\n", t.seconds, t.nanos);
+        return 0;
+    }
+    if (st->input != HB_RFC3339_IN_TEXT)
+        printf("error: not a decimal millisecond count in 0001-01-01 to 9999-12-31 at byte 0\n");
+    else if (strcmp(st->name, "scalar") == 0 || hb_rfc3339_parse(s, len, &t, &e) != HB_OK)
+        printf("error: %s at byte %zu\n", hb_rfc3339_rule_str(e.rule), e.pos);
+    else
+        printf("error: strategy %s rejects what the reference accepts at byte 0\n", st->name);
+    return 1;
+}
+
+static int cmd_rfc3339(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"strategy", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *name = "scalar";
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            name = optarg;
+            break;
+        case 'h':
+            rfc3339_usage(stdout);
+            return fflush(stdout) == 0 ? 0 : EXIT_INPUT;
+        case ':':
+            fprintf(stderr, PROG ": rfc3339: option '%s' needs a value (see --help)\n",
+                    argv[optind - 1]);
+            return EXIT_USAGE;
+        default:
+            fprintf(stderr, PROG ": rfc3339: unknown option '%s' (see --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        fprintf(stderr, PROG ": rfc3339: one FILE at most (see --help)\n");
+        return EXIT_USAGE;
+    }
+    const hb_rfc3339_strategy *st = hb_rfc3339_find(name);
+    if (!st || st->input == HB_RFC3339_IN_BINARY) {
+        fprintf(stderr, PROG ": rfc3339: unknown strategy '%s'; valid strategies:", name);
+        for (size_t i = 0, k = 0; i < hb_rfc3339_strategy_count; i++)
+            if (hb_rfc3339_strategies[i].input != HB_RFC3339_IN_BINARY)
+                fprintf(stderr, "%s %s", k++ ? "," : "", hb_rfc3339_strategies[i].name);
+        fprintf(stderr, "\n");
+        return EXIT_USAGE;
+    }
+    if (st->available && !st->available()) {
+        fprintf(stderr, PROG ": rfc3339: strategy %s: this CPU lacks its instruction set\n",
+                st->name);
+        return EXIT_USAGE;
+    }
+    const char *file = optind < argc && strcmp(argv[optind], "-") != 0 ? argv[optind] : NULL;
+    FILE *in = file ? fopen(file, "rb") : stdin;
+    if (!in) {
+        fprintf(stderr, PROG ": rfc3339: cannot open %s: %s\n", file, strerror(errno));
+        return EXIT_INPUT;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int failed = 0;
+    while ((n = getline(&line, &cap, in)) > 0) {
+        size_t len = (size_t)n;
+        if (line[len - 1] == '\n')
+            len--;
+        failed |= rfc3339_line(st, line, len);
+    }
+    int read_err = ferror(in);
+    free(line);
+    if (file)
+        fclose(in);
+    if (read_err) {
+        fprintf(stderr, PROG ": rfc3339: reading %s: %s\n", file ? file : "standard input",
+                strerror(errno));
+        return EXIT_INPUT;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE)
+            fprintf(stderr, PROG ": rfc3339: writing standard output: %s\n", strerror(errno));
+        return EXIT_INPUT;
+    }
+    return failed ? EXIT_INPUT : 0;
+}
+#else
+#define cmd_rfc3339 NULL
+#endif
+
+/* ---- volumes ----------------------------------------------------------------------------- */
+
+#ifdef HB_HAVE_VOLUMES
+static void volumes_usage(FILE *f)
+{
+    fprintf(f, "usage: " PROG " volumes [--strategy NAME] [--piece N] [FILE]\n"
+               "\n"
+               "Decodes an EC2 DescribeVolumes XML response from FILE (standard input when FILE\n"
+               "is absent or -) and prints the volumes as a JSON array, one volume per line:\n"
+               "volumeId, size, snapshotId, availabilityZone, status, createTime, volumeType,\n"
+               "iops, throughput, encrypted, multiAttachEnabled (absent members left out),\n"
+               "attachments and tags ([{\"key\": ..., \"value\": ...}], order and duplicates kept).\n"
+               "Elements are matched by local name; unknown elements and attributes are skipped;\n"
+               "a DOCTYPE is rejected.\n"
+               "\n"
+               "options:\n"
+               "  --strategy NAME   the decoder (default " HB_VOL_REFERENCE ", the reference)\n"
+               "  --piece N         feed the document in pieces of N bytes, as from a socket\n"
+               "                    (streaming strategies only; default: whole)\n"
+               "  -h, --help        this text\n"
+               "\n"
+               "strategies:\n");
+    for (size_t i = 0; i < hb_vol_strategy_count; i++)
+        fprintf(f, "  %-18s %s%s\n", hb_vol_strategies[i].name, hb_vol_strategies[i].desc,
+                hb_vol_strategies[i].output == HB_VOL_OUT_VOLUMES ? "" : " (not usable here)");
+    fprintf(f, "\n"
+               "exit status: 0 decoded; 1 malformed input or an I/O error; 2 a usage error.\n"
+               "Malformed input gives one line on standard error:\n"
+               "  " PROG ": volumes: <reason> at line L, column C\n");
+}
+
+static int volumes_write(void *ctx, const char *p, size_t n)
+{
+    (void)ctx;
+    return write_all(STDOUT_FILENO, (const uint8_t *)p, n);
+}
+
+/* Reads all of fd into a malloc'd buffer. Returns 0, or -1 with errno set. */
+static int read_all(int fd, uint8_t **out, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return -1;
+    for (;;) {
+        if (n == cap) {
+            uint8_t *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                errno = ENOMEM;
+                return -1;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(buf);
+            return -1;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+static int cmd_volumes(int argc, char **argv)
+{
+    enum { OPT_STRATEGY = 256, OPT_PIECE };
+    static const struct option longopts[] = {
+        {"strategy", required_argument, NULL, OPT_STRATEGY},
+        {"piece", required_argument, NULL, OPT_PIECE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *strategy = HB_VOL_REFERENCE;
+    uint64_t piece = 0;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_STRATEGY:
+            strategy = optarg;
+            break;
+        case OPT_PIECE:
+            if (parse_count(optarg, 1, UINT64_C(1) << 30, &piece) != 0) {
+                fprintf(stderr, PROG ": volumes: --piece wants a byte count from 1 to "
+                                     "1073741824, not '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            volumes_usage(stdout);
+            return fflush(stdout) == 0 ? 0 : EXIT_INPUT;
+        case ':':
+            fprintf(stderr, PROG ": volumes: option '%s' needs a value (see --help)\n",
+                    argv[optind - 1]);
+            return EXIT_USAGE;
+        default:
+            fprintf(stderr, PROG ": volumes: unknown option '%s' (see --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        fprintf(stderr, PROG ": volumes: one FILE at most (see --help)\n");
+        return EXIT_USAGE;
+    }
+    const hb_vol_strategy *st = hb_vol_find(strategy);
+    if (!st || st->output != HB_VOL_OUT_VOLUMES) {
+        fprintf(stderr, PROG ": volumes: %s strategy '%s'; decoders:",
+                st ? "not a decoder:" : "unknown", strategy);
+        for (size_t i = 0; i < hb_vol_strategy_count; i++)
+            if (hb_vol_strategies[i].output == HB_VOL_OUT_VOLUMES)
+                fprintf(stderr, " %s", hb_vol_strategies[i].name);
+        fprintf(stderr, "\n");
+        return EXIT_USAGE;
+    }
+    if (piece && !st->streaming) {
+        fprintf(stderr, PROG ": volumes: strategy %s does not take --piece (not streaming)\n",
+                st->name);
+        return EXIT_USAGE;
+    }
+    const char *file = optind < argc && strcmp(argv[optind], "-") != 0 ? argv[optind] : NULL;
+    int fd = STDIN_FILENO;
+    if (file) {
+        fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            fprintf(stderr, PROG ": volumes: cannot open %s: %s\n", file, strerror(errno));
+            return EXIT_INPUT;
+        }
+    }
+    uint8_t *doc;
+    size_t len;
+    int rd = read_all(fd, &doc, &len);
+    int rd_errno = errno;
+    if (file)
+        close(fd);
+    if (rd != 0) {
+        fprintf(stderr, PROG ": volumes: reading %s: %s\n", file ? file : "standard input",
+                strerror(rd_errno));
+        return EXIT_INPUT;
+    }
+    hb_volumes v;
+    hb_vol_error err;
+    int status = 0;
+    int rc = hb_volumes_decode(st, doc, len, (size_t)piece, &v, &err);
+    if (rc != HB_OK) {
+        fprintf(stderr, PROG ": volumes: %s at line %" PRIu64 ", column %" PRIu64 "\n",
+                err.reason ? err.reason : hb_err_str(rc), err.line, err.column);
+        status = EXIT_INPUT;
+    } else if (hb_volumes_json(&v, volumes_write, NULL) != 0) {
+        if (errno != EPIPE) /* a reader that went away is not worth a message */
+            fprintf(stderr, PROG ": volumes: writing standard output: %s\n", strerror(errno));
+        status = EXIT_INPUT;
+    }
+    hb_volumes_free(&v);
+    free(doc);
+    return status;
+}
+#else
+#define cmd_volumes NULL
+#endif
+
 /* ---- the subcommands -------------------------------------------------------------------- */
 
 typedef struct subcommand {
@@ -300,8 +637,8 @@ typedef struct subcommand {
 /* name       run          summary                                                   issue */
 static const subcommand subcommands[] = {
     {"dechunk", cmd_dechunk, "chunked HTTP body (optionally gzip) -> decoded bytes",     NULL},
-    {"rfc3339", NULL,        "RFC 3339 timestamps, one a line -> seconds, nanoseconds", "issue 3"},
-    {"volumes", NULL,        "EC2 DescribeVolumes XML -> the volumes as JSON",          "issue 4"},
+    {"rfc3339", cmd_rfc3339, "RFC 3339 timestamps, one a line -> seconds, nanoseconds", "issue 3"},
+    {"volumes", cmd_volumes, "EC2 DescribeVolumes XML -> the volumes as JSON",          "issue 4"},
 };
 /* clang-format on */
 
