@@ -191,6 +191,12 @@ run "$dec" dechunk --strategy exact "$body"
 expect_status "exact without --size-hint" 2
 run "$dec" dechunk "$body" "$body"
 expect_status "two files" 2
+printf '5\r\nhello\r\n0\r\n\r\n' >"$tmp/five.chunked"
+run "$dec" dechunk --strategy exact --size-hint 99 "$tmp/five.chunked"
+expect_status "exact with a size hint the body does not fill" 1
+grep -q "the body decodes to 5 bytes, --size-hint said 99" "$tmp/err" && ok ||
+    bad "size hint too large: message '$(cat "$tmp/err")'"
+expect_out_empty "size hint too large"
 
 run "$dec" dechunk "$tmp/does-not-exist"
 expect_status "missing file" 1

@@ -302,6 +302,12 @@ static int cmd_dechunk(int argc, char **argv)
     }
     uint64_t len = 0;
     const uint8_t *data = hb_sink_data(&sink, &len);
+    if (o.have_size_hint && len != o.size_hint) {
+        /* a Content-Length the body does not fill is as wrong as one it exceeds */
+        fprintf(stderr, PROG ": dechunk: the body decodes to %llu bytes, --size-hint said %llu\n",
+                (unsigned long long)len, (unsigned long long)o.size_hint);
+        goto out;
+    }
     if (write_all(STDOUT_FILENO, data, len) != 0) {
         if (errno != EPIPE) /* a reader that went away is not worth a message */
             fprintf(stderr, PROG ": dechunk: writing standard output: %s\n", strerror(errno));
