@@ -298,8 +298,7 @@ int hb_volumes_register(const hb_options *opt)
         if (b->s->streaming)
             for (size_t i = 0; i < npieces; i++)
                 hb_bench_args(hb, pieces[i].a, 4);
-        hb_bench_unit(hb, HB_US);
-        hb_bench_repetitions(hb, opt->repetitions);
+        hb_bench_unit(hb, HB_US); /* repetitions: hb_main passes --hb_repetitions on */
     }
     return HB_OK;
 }
