@@ -147,6 +147,10 @@ static inline void hb_clobber_memory(void)
     __asm__ volatile("" : : : "memory");
 }
 
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC), for a case's own timings outside
+ * google-benchmark's (calibrations, predictions). */
+double hb_now_s(void);
+
 /* Prints the --hb_* flags to f (a FILE *), for a tool's --help. */
 void hb_print_help(void *f);
 

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <string>
@@ -437,6 +438,13 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
         return 2;
     }
     return 0;
+}
+
+double hb_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 void hb_add_context(const char *key, const char *value)

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hb_cli.h"
 #include "hb_bufgrow.h"
 #include "hb_err.h"
 #if __has_include("hb_rfc3339.h") /* the case is registered in cases/cases.def */
@@ -125,26 +126,6 @@ typedef struct dechunk_opts {
     const char *file; /* NULL: stdin */
 } dechunk_opts;
 
-/* The option getopt_long (opterr = 0) just refused, as given: "-c" for a short option c (optopt;
- * inside a cluster such as -xy, argv[optind - 1] is still the argument before it), else the long
- * option's argument. buf holds the short form. */
-static const char *bad_option(char **argv, const struct option *longopts, char buf[3])
-{
-    const char *a = argv[optind - 1];
-    if (optopt == 0) /* an unknown or ambiguous long option */
-        return a;
-    if (strncmp(a, "--", 2) == 0) { /* a long option with a missing or unwanted value? */
-        size_t n = strcspn(a + 2, "=");
-        for (const struct option *opt = longopts; opt->name; opt++)
-            if (opt->val == optopt && strncmp(opt->name, a + 2, n) == 0)
-                return a;
-    }
-    buf[0] = '-';
-    buf[1] = (char)optopt;
-    buf[2] = '\0';
-    return buf;
-}
-
 /* Parses argv (argv[0] is the subcommand). Returns -1 to go on, else the exit status. */
 static int dechunk_args(int argc, char **argv, dechunk_opts *o)
 {
@@ -198,11 +179,11 @@ static int dechunk_args(int argc, char **argv, dechunk_opts *o)
             return fflush(stdout) == 0 ? 0 : EXIT_INPUT;
         case ':':
             fprintf(stderr, PROG ": dechunk: option '%s' needs a value (see --help)\n",
-                    bad_option(argv, longopts, optbuf));
+                    hb_cli_bad_option(argv, longopts, optbuf));
             return EXIT_USAGE;
         default:
             fprintf(stderr, PROG ": dechunk: unknown option '%s' (see --help)\n",
-                    bad_option(argv, longopts, optbuf));
+                    hb_cli_bad_option(argv, longopts, optbuf));
             return EXIT_USAGE;
         }
     }
@@ -385,6 +366,7 @@ static int cmd_rfc3339(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    char optbuf[3];
     const char *name = "scalar";
     int c;
     opterr = 0;
@@ -399,10 +381,11 @@ static int cmd_rfc3339(int argc, char **argv)
             return fflush(stdout) == 0 ? 0 : EXIT_INPUT;
         case ':':
             fprintf(stderr, PROG ": rfc3339: option '%s' needs a value (see --help)\n",
-                    argv[optind - 1]);
+                    hb_cli_bad_option(argv, longopts, optbuf));
             return EXIT_USAGE;
         default:
-            fprintf(stderr, PROG ": rfc3339: unknown option '%s' (see --help)\n", argv[optind - 1]);
+            fprintf(stderr, PROG ": rfc3339: unknown option '%s' (see --help)\n",
+                    hb_cli_bad_option(argv, longopts, optbuf));
             return EXIT_USAGE;
         }
     }
@@ -540,6 +523,7 @@ static int cmd_volumes(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    char optbuf[3];
     const char *strategy = HB_VOL_REFERENCE;
     uint64_t piece = 0;
     int c;
@@ -563,10 +547,11 @@ static int cmd_volumes(int argc, char **argv)
             return fflush(stdout) == 0 ? 0 : EXIT_INPUT;
         case ':':
             fprintf(stderr, PROG ": volumes: option '%s' needs a value (see --help)\n",
-                    argv[optind - 1]);
+                    hb_cli_bad_option(argv, longopts, optbuf));
             return EXIT_USAGE;
         default:
-            fprintf(stderr, PROG ": volumes: unknown option '%s' (see --help)\n", argv[optind - 1]);
+            fprintf(stderr, PROG ": volumes: unknown option '%s' (see --help)\n",
+                    hb_cli_bad_option(argv, longopts, optbuf));
             return EXIT_USAGE;
         }
     }

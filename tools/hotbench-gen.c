@@ -10,6 +10,7 @@
  * A thin main: it parses arguments and calls the same library functions (data-gen/hb_gen.h) that
  * the benchmarks use. Exit status: 0 success, 1 I/O or generation error, 2 usage error.
  */
+#include "hb_cli.h"
 #include "hb_err.h"
 #include "hb_gen.h"
 #include "hb_gen_ts.h"
@@ -172,6 +173,51 @@ static void hb_progress_show(void *ctx, uint64_t done, uint64_t total)
 /* ---- chunked -----------------------------------------------------------------------------------
  */
 
+/* Opens the -o target for writing: "-" is standard output. Sets *name to what messages call it.
+ * Returns the descriptor, or -1 after printing why. */
+static int hb_open_output(const char *out, const char **name)
+{
+    int to_stdout = strcmp(out, "-") == 0;
+    *name = to_stdout ? "(standard output)" : out;
+    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        fprintf(stderr, "%s: %s: %s\n", hb_prog, *name, strerror(errno));
+    return fd;
+}
+
+/* Closes what hb_open_output opened (not standard output) and reports the outcome of writing it:
+ * rc is the writer's hb_err code and err the errno of an HB_EIO. Prints one message - none for
+ * EPIPE, a reader that went away - and returns 0 or HB_EXIT_IO. */
+static int hb_close_output(const char *sub, const char *name, int fd, int rc, int err)
+{
+    if (fd != STDOUT_FILENO && close(fd) != 0 && rc == HB_OK) {
+        rc = HB_EIO;
+        err = errno;
+    }
+    if (rc == HB_OK)
+        return 0;
+    if (rc != HB_EIO)
+        fprintf(stderr, "%s: %s: %s: %s\n", hb_prog, sub, name, hb_err_str(rc));
+    else if (err != EPIPE)
+        fprintf(stderr, "%s: %s: %s\n", hb_prog, name, strerror(err));
+    return HB_EXIT_IO;
+}
+
+/* Writes len bytes to fd, retrying short writes. Returns HB_OK or HB_EIO with errno set. */
+static int hb_write_all(int fd, const uint8_t *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return HB_EIO;
+        p += w;
+        len -= (size_t)w;
+    }
+    return HB_OK;
+}
+
 static void hb_chunked_help(FILE *f)
 {
     fprintf(f,
@@ -242,26 +288,6 @@ static int hb_parse_chunk_size(char *arg, hb_chunked_params *p, const char **why
     return 0;
 }
 
-/* The option getopt_long (opterr = 0) just refused, as given: "-c" for a short option c (optopt;
- * inside a cluster such as -xy, argv[optind - 1] is still the argument before it), else the long
- * option's argument. buf holds the short form. */
-static const char *hb_bad_option(char **argv, const struct option *longopts, char buf[3])
-{
-    const char *a = argv[optind - 1];
-    if (optopt == 0) /* an unknown or ambiguous long option */
-        return a;
-    if (strncmp(a, "--", 2) == 0) { /* a long option with a missing or unwanted value? */
-        size_t n = strcspn(a + 2, "=");
-        for (const struct option *o = longopts; o->name; o++)
-            if (o->val == optopt && strncmp(o->name, a + 2, n) == 0)
-                return a;
-    }
-    buf[0] = '-';
-    buf[1] = (char)optopt;
-    buf[2] = '\0';
-    return buf;
-}
-
 static int hb_cmd_chunked(int argc, char **argv)
 {
     static const char sub[] = "chunked";
@@ -318,10 +344,10 @@ static int hb_cmd_chunked(int argc, char **argv)
             return 0;
         case ':':
             return hb_usage_error(sub, "option '%s' needs a value",
-                                  hb_bad_option(argv, longopts, optbuf));
+                                  hb_cli_bad_option(argv, longopts, optbuf));
         default:
             return hb_usage_error(sub, "unknown option '%s'",
-                                  hb_bad_option(argv, longopts, optbuf));
+                                  hb_cli_bad_option(argv, longopts, optbuf));
         }
     }
     if (optind < argc)
@@ -331,37 +357,20 @@ static int hb_cmd_chunked(int argc, char **argv)
     if (hb_chunked_params_check(&p, &why) != HB_OK)
         return hb_usage_error(sub, "%s", why);
 
-    int to_stdout = strcmp(out, "-") == 0;
-    const char *name = to_stdout ? "(standard output)" : out;
-    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        fprintf(stderr, "%s: %s: %s\n", hb_prog, name, strerror(errno));
+    const char *name;
+    int fd = hb_open_output(out, &name);
+    if (fd < 0)
         return HB_EXIT_IO;
-    }
-
     hb_progress_line pl = {hb_now(), 0};
     int show = isatty(STDERR_FILENO) || p.size >= HB_PROGRESS_MIN_SIZE;
     hb_chunked_info info;
     int rc = hb_chunked_write(&p, fd, show ? hb_progress_show : NULL, &pl, &info);
     int err = errno;
     double secs = hb_now() - pl.start;
-    if (rc == HB_OK && !to_stdout && close(fd) != 0) {
-        rc = HB_EIO;
-        err = errno;
-    }
     if (pl.shown)
         fputc('\n', stderr);
-    if (rc != HB_OK) {
-        if (rc == HB_EIO) {
-            if (err != EPIPE) /* a reader that went away is not worth a message */
-                fprintf(stderr, "%s: %s: %s\n", hb_prog, name, strerror(err));
-        } else {
-            fprintf(stderr, "%s: %s: %s: %s\n", hb_prog, sub, name, hb_err_str(rc));
-        }
-        if (!to_stdout)
-            close(fd);
+    if (hb_close_output(sub, name, fd, rc, err) != 0)
         return HB_EXIT_IO;
-    }
 
     fprintf(stderr, "%s: %s: wrote %s\n", hb_prog, sub, name);
     fprintf(stderr, "  decoded size  %llu bytes\n", (unsigned long long)info.size);
@@ -438,6 +447,7 @@ static int hb_cmd_timestamps(int argc, char **argv)
     const char *out = NULL;
     const char *why;
     uint64_t v;
+    char optbuf[3];
     int c;
     opterr = 0;
     optind = 1;
@@ -497,9 +507,11 @@ static int hb_cmd_timestamps(int argc, char **argv)
             hb_timestamps_help(stdout);
             return 0;
         case ':':
-            return hb_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
+            return hb_usage_error(sub, "option '%s' needs a value",
+                                  hb_cli_bad_option(argv, longopts, optbuf));
         default:
-            return hb_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+            return hb_usage_error(sub, "unknown option '%s'",
+                                  hb_cli_bad_option(argv, longopts, optbuf));
         }
     }
     if (optind < argc)
@@ -509,31 +521,17 @@ static int hb_cmd_timestamps(int argc, char **argv)
     if (hb_ts_params_check(&p, &why) != HB_OK)
         return hb_usage_error(sub, "%s", why);
 
-    int to_stdout = strcmp(out, "-") == 0;
-    const char *name = to_stdout ? "(standard output)" : out;
-    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        fprintf(stderr, "%s: %s: %s\n", hb_prog, name, strerror(errno));
+    const char *name;
+    int fd = hb_open_output(out, &name);
+    if (fd < 0)
         return HB_EXIT_IO;
-    }
     double start = hb_now();
     hb_ts_info info;
     int rc = hb_ts_write(&p, fd, &info);
     int err = errno;
     double secs = hb_now() - start;
-    if (rc == HB_OK && !to_stdout && close(fd) != 0) {
-        rc = HB_EIO;
-        err = errno;
-    }
-    if (rc != HB_OK) {
-        if (rc == HB_EIO)
-            fprintf(stderr, "%s: %s: %s\n", hb_prog, name, strerror(err));
-        else
-            fprintf(stderr, "%s: %s: %s: %s\n", hb_prog, sub, name, hb_err_str(rc));
-        if (!to_stdout)
-            close(fd);
+    if (hb_close_output(sub, name, fd, rc, err) != 0)
         return HB_EXIT_IO;
-    }
     static const char *const encodings[] = {"", "rfc3339", "millis", "both"};
     fprintf(stderr, "%s: %s: wrote %s\n", hb_prog, sub, name);
     fprintf(stderr, "  rows          %llu of %u column%s (%s)\n", (unsigned long long)info.rows,
@@ -598,6 +596,7 @@ static int hb_cmd_volumes(int argc, char **argv)
     const char *out = NULL;
     const char *why;
     uint64_t v;
+    char optbuf[3];
     int c;
     opterr = 0;
     optind = 1;
@@ -633,9 +632,11 @@ static int hb_cmd_volumes(int argc, char **argv)
             hb_volumes_help(stdout);
             return 0;
         case ':':
-            return hb_usage_error(sub, "option '%s' needs a value", argv[optind - 1]);
+            return hb_usage_error(sub, "option '%s' needs a value",
+                                  hb_cli_bad_option(argv, longopts, optbuf));
         default:
-            return hb_usage_error(sub, "unknown option '%s'", argv[optind - 1]);
+            return hb_usage_error(sub, "unknown option '%s'",
+                                  hb_cli_bad_option(argv, longopts, optbuf));
         }
     }
     if (optind < argc)
@@ -654,28 +655,17 @@ static int hb_cmd_volumes(int argc, char **argv)
         fprintf(stderr, "%s: %s: %s\n", hb_prog, sub, hb_err_str(rc));
         return HB_EXIT_IO;
     }
-    int to_stdout = strcmp(out, "-") == 0;
-    const char *name = to_stdout ? "(standard output)" : out;
-    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    int err = 0;
+    const char *name;
+    int fd = hb_open_output(out, &name);
     if (fd < 0) {
-        err = errno;
-    } else {
-        for (size_t off = 0; off < len && !err;) {
-            ssize_t w = write(fd, doc + off, len - off);
-            if (w < 0 && errno != EINTR)
-                err = errno;
-            else if (w > 0)
-                off += (size_t)w;
-        }
-        if (!to_stdout && close(fd) != 0 && !err)
-            err = errno;
-    }
-    free(doc);
-    if (err) {
-        fprintf(stderr, "%s: %s: %s\n", hb_prog, name, strerror(err));
+        free(doc);
         return HB_EXIT_IO;
     }
+    rc = hb_write_all(fd, doc, len);
+    int err = errno;
+    free(doc);
+    if (hb_close_output(sub, name, fd, rc, err) != 0)
+        return HB_EXIT_IO;
     double secs = hb_now() - start;
     fprintf(stderr, "%s: %s: wrote %s\n", hb_prog, sub, name);
     fprintf(stderr, "  bytes         %llu (%s)\n", (unsigned long long)info.bytes,

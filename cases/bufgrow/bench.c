@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -82,13 +81,6 @@ struct bg_ctx {
     bg_bench benches[BG_MAX_BENCHES];
     size_t nbenches;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Progress of a long generation on stderr: one updating line on a terminal, else the end only. */
 static void progress(void *ctx, uint64_t done, uint64_t total)
@@ -356,7 +348,7 @@ static double copy_rate(bg_ctx *c, uint64_t bytes)
     if (!a)
         return 0;
     memset(a, 0x5a, bytes);
-    double t0 = now_s();
+    double t0 = hb_now_s();
     for (int k = 1; k <= STEPS; k++) {
         uint8_t *n = malloc(bytes + 4096u * (unsigned)k);
         if (!n) {
@@ -368,7 +360,7 @@ static double copy_rate(bg_ctx *c, uint64_t bytes)
         free(a);
         a = n;
     }
-    double rate = (now_s() - t0) / (STEPS * (double)bytes);
+    double rate = (hb_now_s() - t0) / (STEPS * (double)bytes);
     free(a);
     if (c->nprobes < sizeof c->probes / sizeof c->probes[0])
         c->probes[c->nprobes++] = (bg_probe){bytes, rate};
@@ -461,7 +453,7 @@ static void run(hb_state *st, void *arg)
     }
 
     hb_sink_stats stats = plan;
-    double t0 = now_s();
+    double t0 = hb_now_s();
     while (hb_state_keep_running(st)) {
         if (!b->strategy) {
             uint8_t *out = NULL;
@@ -495,7 +487,7 @@ static void run(hb_state *st, void *arg)
     }
     int64_t iters = hb_state_iterations(st);
     if (iters > 0 && work > 0)
-        b->sec_per_work = (now_s() - t0) / (double)iters / work;
+        b->sec_per_work = (hb_now_s() - t0) / (double)iters / work;
 
     hb_state_set_bytes_processed(st, iters * (int64_t)size);
     hb_state_set_complexity_n(st, (int64_t)size);

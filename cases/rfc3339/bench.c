@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define RF_MAX_SETS 32
 #define RF_MAX_BENCHES 96
@@ -93,13 +92,6 @@ typedef struct rf_ctx {
     rf_bench benches[RF_MAX_BENCHES];
     size_t nbenches;
 } rf_ctx;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static uint64_t rf_next(uint64_t *state) /* splitmix64, for the mutations */
 {
@@ -531,10 +523,10 @@ static void run_days(hb_state *st, rf_bench *b)
         }
         mark_verified(b, d);
     }
-    double t0 = now_s();
+    double t0 = hb_now_s();
     while (hb_state_keep_running(st))
         hb_do_not_optimize_u64(b->days->sum(d->d, d->n));
-    report(st, now_s() - t0, d->n, d->n * sizeof *d->d);
+    report(st, hb_now_s() - t0, d->n, d->n * sizeof *d->d);
     hb_state_set_complexity_n(st, (int64_t)d->n);
 }
 
@@ -598,12 +590,12 @@ static void run(hb_state *st, void *arg)
     size_t (*batch)(const char *, const hb_rfc3339_span *, size_t, hb_rfc3339_time *) = sg->batch;
     hb_rfc3339_time *out = s->out;
     size_t n = s->n;
-    double t0 = now_s();
+    double t0 = hb_now_s();
     while (hb_state_keep_running(st)) {
         hb_do_not_optimize_u64(batch(base, spans, n, out));
         hb_do_not_optimize_ptr(out);
     }
-    report(st, now_s() - t0, n, bytes);
+    report(st, hb_now_s() - t0, n, bytes);
     hb_state_set_complexity_n(st, (int64_t)n);
     if (strcmp(sg->name, "simd") == 0)
         hb_state_set_label(st, hb_rfc3339_simd_level());

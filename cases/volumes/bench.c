@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define VB_MAX_INPUTS 32
 #define VB_MAX_BENCHES 16
@@ -64,13 +63,6 @@ struct vctx {
     vbench benches[VB_MAX_BENCHES];
     size_t nbenches;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The input for (volumes, tags, compact), generated and decoded by the reference on first use. */
 static vin *get_input(vctx *c, uint32_t volumes, uint32_t tags, int compact, char *why,
@@ -196,7 +188,7 @@ static void run(hb_state *st, void *arg)
         mem = b->mem[slot];
     }
 
-    double t0 = now_s();
+    double t0 = hb_now_s();
     while (hb_state_keep_running(st)) {
         hb_volumes out;
         hb_vol_error err;
@@ -209,7 +201,7 @@ static void run(hb_state *st, void *arg)
             return;
         }
     }
-    double secs = now_s() - t0;
+    double secs = hb_now_s() - t0;
     int64_t iters = hb_state_iterations(st);
     double per = iters > 0 ? secs / (double)iters : 0;
     double elements = (double)in->info.elements;
