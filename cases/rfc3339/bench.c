@@ -20,7 +20,7 @@
  * fails the benchmark, untimed, naming the row and both values.
  *
  * Profiles: full - rows 1k to 1M, variants on 100k rows; quick (CI) - rows 1k and 100k, variants
- * on 10k rows; smoke (make test) - 100 rows everywhere.
+ * on 10k rows; smoke (make test) - 100 rows everywhere (1000 dates for the date conversion).
  */
 #include "hb.h"
 #include "hb_gen_ts.h"
@@ -340,6 +340,16 @@ static int parse_reference(const char *s, size_t len, hb_rfc3339_time *out)
     return hb_rfc3339_parse(s, len, out, NULL);
 }
 
+/* The answer for a set known to hold only invalid strings (rf_bad_millis): not the answer of a
+ * strategy under test, which would then be checked against itself. */
+static int parse_nothing(const char *s, size_t len, hb_rfc3339_time *out)
+{
+    (void)s;
+    (void)len;
+    (void)out;
+    return HB_EPARSE;
+}
+
 /* Hand-written cases plus RF_MUTANTS random mutations (replace, delete, insert, truncate) of
  * generated valid strings: most are rejected, some stay valid, and every validating strategy
  * must give the reference's answer on each. */
@@ -389,8 +399,8 @@ static int rejects_build(rf_ctx *c)
     cs = cb = used = 0;
     for (size_t i = 0; i < sizeof rf_bad_millis / sizeof *rf_bad_millis && rc == HB_OK; i++)
         rc = rejects_add(m, &cs, &cb, &used, rf_bad_millis[i], strlen(rf_bad_millis[i]));
-    if (rc == HB_OK)
-        rc = rejects_answer(m, hb_rfc3339_find("millis-parse")->parse);
+    if (rc == HB_OK) /* every string there is invalid by construction: the answer is known */
+        rc = rejects_answer(m, parse_nothing);
     if (rc == HB_OK)
         c->rejects_built = 1;
     return rc;

@@ -20,8 +20,9 @@
  * Every function takes a pointer and a length (no NUL terminator is needed or read) and never
  * reads outside [s, s + len): HB_RFC3339_PADDING is 0. The SIMD strategy achieves that with loads
  * anchored at both ends of the string (a 16-byte load at s, one at s + 3 and one ending at
- * s + len), all inside the string for any length from 20 up; shorter strings go to the scalar
- * code. The unit tests place every input flush against a guard page.
+ * s + len), all inside the string for any length from 20 up; shorter strings are rejected at
+ * once (no valid date-time is shorter than 20 bytes). The unit tests place every input flush
+ * against a guard page.
  */
 #ifndef HB_RFC3339_H
 #define HB_RFC3339_H

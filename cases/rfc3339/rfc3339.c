@@ -407,13 +407,18 @@ static inline int hb_ts_from_millis(int64_t ms, hb_rfc3339_time *out)
     return HB_OK;
 }
 
-/* "-"? 1*DIGIT, at most 19 digits after the sign, nothing else; then the range. */
+/* "-"? 1*DIGIT, nothing else; then the range. Leading zeros are skipped, so acceptance depends on
+ * the value, not on the length; at most 19 significant digits can follow. */
 static int parse_millis(const char *s, size_t len, hb_rfc3339_time *out)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + len;
     int neg = p < end && *p == '-';
     p += neg;
-    if (p == end || end - p > 19)
+    if (p == end)
+        return HB_EPARSE;
+    while (end - p > 1 && *p == '0')
+        p++;
+    if (end - p > 19)
         return HB_EPARSE;
     uint64_t v = 0;
     for (; p < end; p++) {
