@@ -90,7 +90,9 @@ decodes 'leap second' 1 '2016-12-31T23:59:60Z\n' \
     'error: time-second: expected 00 to 59 (no leap second) at byte 17'
 decodes 'missing offset' 1 '2021-03-04T05:06:07\n' \
     "error: time-offset: expected 'Z', '+' or '-' at byte 19"
-decodes 'a CR belongs to the line' 1 '2021-03-04T05:06:07Z\r\n' \
+decodes 'CRLF line ends' 0 '2021-03-04T05:06:07Z\r\n1970-01-01T00:00:00Z\r\n' \
+    "$(printf '1614834367 0\n0 0')"
+decodes 'a CR not before the newline belongs to the line' 1 '2021-03-04T05:06:07Z\r \n' \
     'error: unexpected byte after time-offset at byte 20'
 decodes 'an empty line' 1 '\n' 'error: date-fullyear: expected 4 digits at byte 0'
 decodes 'pushed out of range' 1 '9999-12-31T23:59:59-00:01\n' \

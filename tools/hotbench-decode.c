@@ -318,7 +318,7 @@ static void rfc3339_usage(FILE *f)
                "RFC 3339 section 5.6 date-time restricted to a Spanner TIMESTAMP:\n"
                "YYYY-MM-DDThh:mm:ss[.1-9 digits](Z|+hh:mm|-hh:mm), 'T' and 'Z' in either case,\n"
                "no leap second, instants from 0001-01-01 to 9999-12-31 UTC. The newline ends a\n"
-               "line; any other byte (a CR too) belongs to it.\n"
+               "line, a CR just before it too (CRLF files); any other byte belongs to it.\n"
                "\n"
                "options:\n"
                "  --strategy NAME   the parser (default scalar, the reference); the millis\n"
@@ -419,8 +419,11 @@ static int cmd_rfc3339(int argc, char **argv)
     int failed = 0;
     while ((n = getline(&line, &cap, in)) > 0) {
         size_t len = (size_t)n;
-        if (line[len - 1] == '\n')
+        if (line[len - 1] == '\n') {
             len--;
+            if (len > 0 && line[len - 1] == '\r') /* CRLF line ends: the CR is not the value's */
+                len--;
+        }
         failed |= rfc3339_line(st, line, len);
     }
     int read_err = ferror(in);
