@@ -117,6 +117,36 @@ printf '<R><volumeSet><item><size>8 GiB</size></item></volumeSet></R>' >"$tmp/in
 run "$dec" volumes "$tmp/int.xml"
 expect_status "bad integer" 1
 expect_err_match "bad integer" "size: not an integer: '8 GiB' at line 1"
+# a bad value with a line end, a CR and a cut UTF-8 character stays one line, escaped
+printf '<R><volumeSet><item><size>1\n2</size></item></volumeSet></R>' >"$tmp/nl.xml"
+printf '<R><volumeSet><item><iops>1&#13;2</iops></item></volumeSet></R>' >"$tmp/cr.xml"
+printf '<R><volumeSet><item><size>%s\303\251</size></item></volumeSet></R>' \
+    111111111111111111111111111111111111111 >"$tmp/cut.xml"
+for s in expat-typed expat-typed-arena expat-tree libxml2-dom fast; do
+    run "$dec" volumes --strategy "$s" "$tmp/nl.xml"
+    expect_status "LF in a value $s" 1
+    expect_err_line "LF in a value $s" "$(head -n1 "$tmp/err")"
+    expect_err_match "LF in a value $s" "size: not an integer: '1\\\\n2' at line [0-9]+, column [0-9]+\$"
+    run "$dec" volumes --strategy "$s" "$tmp/cr.xml"
+    expect_err_match "CR in a value $s" "iops: not an integer: '1\\\\r2' at line 1"
+    run "$dec" volumes --strategy "$s" "$tmp/cut.xml"
+    expect_err_match "cut value $s" "size: not an integer: '1{39}\\.\\.\\.' at line 1"
+done
+# libxml2 is held to expat's rules: NUL after the root, an encoding expat does not know, XML 1.1
+printf '<R><volumeSet><item><volumeId>a</volumeId></item></volumeSet></R>\0<garbage' >"$tmp/nul.xml"
+printf '<?xml version="1.0" encoding="UTF-7"?><R/>' >"$tmp/utf7.xml"
+printf '<?xml version="1.1"?><R/>' >"$tmp/v11.xml"
+for s in expat-typed libxml2-dom fast; do
+    run "$dec" volumes --strategy "$s" "$tmp/nul.xml"
+    expect_status "NUL after the root $s" 1
+    expect_err_match "NUL after the root $s" '^hotbench-decode: volumes: .* at line 1, column 66$'
+    run "$dec" volumes --strategy "$s" "$tmp/utf7.xml"
+    expect_status "UTF-7 $s" 1
+    expect_err_line "UTF-7 $s" "$(head -n1 "$tmp/err")"
+    run "$dec" volumes --strategy "$s" "$tmp/v11.xml"
+    expect_status "XML 1.1 $s" 1
+    expect_err_match "XML 1.1 $s" 'an XML version other than 1.0 at line 1'
+done
 
 # --- usage errors: exit 2 ---------------------------------------------------------------------
 run "$dec" volumes --strategy nope "$fixture"
@@ -146,6 +176,13 @@ run "$gen" volumes --volumes 3
 expect_status "gen without -o" 2
 run "$gen" volumes --help
 expect_status "gen help" 0
+grep -q "0x-prefixed hexadecimal" "$tmp/out" && ok || bad "gen help does not say N may be hex"
+run "$gen" volumes --volumes 0x3 --tags 0x2 -o "$tmp/hex.xml"
+expect_status "gen hex counts" 0
+run "$gen" volumes --volumes 3 --tags 2 -o "$tmp/dec.xml"
+cmp -s "$tmp/hex.xml" "$tmp/dec.xml" && ok || bad "--volumes 0x3 --tags 0x2 differs from 3 and 2"
+run "$gen" volumes --volumes -3 -o "$tmp/never"
+expect_status "gen negative volumes" 2
 if [ -e "$tmp/never" ]; then bad "a usage error created the output file"; else ok; fi
 
 # --- write errors -----------------------------------------------------------------------------

@@ -571,6 +571,8 @@ static void hb_volumes_help(FILE *f)
             "  -o, --output FILE       where to write the response; - for standard output\n"
             "  -h, --help              show this help and exit\n"
             "\n"
+            "N and S are decimal or 0x-prefixed hexadecimal integers (\"010\" is ten).\n"
+            "\n"
             "When done it prints on stderr the byte, element, volume and tag counts and the\n"
             "seed. Exit status: 0 success, 1 I/O error, 2 usage error.\n",
             hb_prog, HB_VOLUMES_DEFAULT_VOLUMES, HB_VOLUMES_MAX_VOLUMES, HB_VOLUMES_DEFAULT_TAGS,

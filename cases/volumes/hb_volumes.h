@@ -27,7 +27,13 @@
  *    one too) is an error naming the member.
  *  - the document must be well-formed XML 1.0 and complete; a document type declaration
  *    (DOCTYPE) is rejected, so only the five predefined entities exist; expat's protection
- *    against entity amplification stays on (expat 2.5 default).
+ *    against entity amplification stays on (expat 2.5 default). An XML declaration with a
+ *    version other than "1.0" (e.g. 1.1) is rejected by every strategy, although expat alone would
+ *    read it by 1.0 rules. Encodings are expat's: UTF-8, UTF-16 (BE, LE), ISO-8859-1 and US-ASCII;
+ *    any other declared encoding is rejected (libxml2-dom refuses what its iconv would take).
+ *    Names follow XML 1.0 fourth edition rules, as expat's do (libxml2 with XML_PARSE_OLD10).
+ *  - documents of any size_t length are read whole (the expat strategies feed XML_Parse pieces
+ *    of at most 64 MiB); libxml2-dom refuses one over INT_MAX bytes with HB_ELIMIT.
  *
  * The model is a struct per volume, attachment and tag reached through arrays of pointers, as an
  * SDK's objects are: expat-typed allocates each struct and each string on its own, the arena
@@ -126,13 +132,18 @@ typedef struct hb_volumes {
     size_t live_;      /* bytes of the result still allocated (for mem.peak_bytes accounting) */
 } hb_volumes;
 
-/* Where and why a document was rejected. Line and column count from 1 (column in bytes), as
- * near to the offending token as the strategy can tell. */
+/* Where and why a document was rejected, as near to the offending token as the strategy can
+ * tell. Line and column count from 1; the column counts characters, not bytes (a multi-byte UTF-8
+ * character is one), in every strategy: expat and libxml2 count so and fast follows expat
+ * (hb_vol_position), a byte order mark included (libxml2 leaves it out). 0 where a strategy cannot
+ * tell (libxml2-dom's NUL check in a UTF-16 document). reason is one line of UTF-8: a bad value
+ * quoted in it is escaped (\n, \r, \t, \\, \', \xNN for other control bytes) and cut after 40
+ * bytes at a character boundary; libxml2's multi-line messages are joined into one. */
 typedef struct hb_vol_error {
     const char *reason; /* static text or msg */
     uint64_t line;
     uint64_t column;
-    char msg[192];
+    char msg[384];
 } hb_vol_error;
 
 /* What a strategy computes. */

@@ -6,7 +6,10 @@
  * with the strategy's (hb_vm_hook_*), and with a start-DOCTYPE handler that stops the parser: a
  * DOCTYPE is rejected before any declaration in it is read. Entity amplification protection is
  * left at expat's defaults (on in expat 2.4 and later). Namespace processing is off: names arrive
- * qualified and the builder matches their local part.
+ * qualified and the builder matches their local part. An XML declaration whose version is not
+ * "1.0" is rejected (expat would read a 1.1 document by 1.0 rules; the contract is XML 1.0).
+ * XML_Parse takes an int length: a document is fed in pieces of at most 64 MiB, so one over
+ * 2 GiB is read whole, never cut to its int-truncated length.
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
@@ -16,6 +19,8 @@
 #include <string.h>
 
 #define DOCTYPE_REASON "a document type declaration (DOCTYPE) is not allowed"
+#define VERSION_REASON "an XML version other than 1.0"
+#define VX_MAX_FEED ((size_t)64 << 20) /* XML_Parse takes an int length: bigger feeds are split */
 #define VT_MAX_DEPTH 4096 /* expat-tree maps and frees its tree recursively: a bounded depth */
 
 typedef struct vx {
@@ -43,6 +48,18 @@ static void XMLCALL vx_doctype(void *ud, const XML_Char *name, const XML_Char *s
     XML_StopParser(x->p, XML_FALSE);
 }
 
+static void XMLCALL vx_xml_decl(void *ud, const XML_Char *version, const XML_Char *encoding,
+                                int standalone)
+{
+    (void)encoding;
+    (void)standalone;
+    vx *x = ud;
+    if (version && strcmp(version, "1.0") != 0) {
+        x->rc = hb_vol_fail(x->err, HB_EPARSE, VERSION_REASON);
+        XML_StopParser(x->p, XML_FALSE);
+    }
+}
+
 static int vx_create(vx *x, hb_volumes *out, hb_vol_error *err)
 {
     static const XML_Memory_Handling_Suite mm = {hb_vm_hook_malloc, hb_vm_hook_realloc,
@@ -55,6 +72,7 @@ static int vx_create(vx *x, hb_volumes *out, hb_vol_error *err)
         return hb_vol_fail(err, HB_ENOMEM, "out of memory");
     XML_SetUserData(x->p, x);
     XML_SetStartDoctypeDeclHandler(x->p, vx_doctype);
+    XML_SetXmlDeclHandler(x->p, vx_xml_decl);
     return HB_OK;
 }
 
@@ -66,20 +84,23 @@ static void vx_stop(vx *x, int rc)
     XML_StopParser(x->p, XML_FALSE);
 }
 
-/* Feeds the document whole or in pieces; fills *err on failure. */
+/* Feeds the document whole (piece == 0) or in pieces; fills *err on failure. A whole document
+ * over VX_MAX_FEED bytes is fed in VX_MAX_FEED pieces, the last one final. */
 static int vx_run(vx *x, const uint8_t *doc, size_t len, size_t piece)
 {
     enum XML_Status st = XML_STATUS_OK;
-    if (piece == 0 || piece >= len) {
-        st = XML_Parse(x->p, (const char *)doc, (int)len, XML_TRUE);
-    } else {
-        for (size_t off = 0; off < len && st == XML_STATUS_OK; off += piece) {
-            size_t n = len - off < piece ? len - off : piece;
-            st = XML_Parse(x->p, (const char *)doc + off, (int)n, XML_FALSE);
-        }
-        if (st == XML_STATUS_OK)
-            st = XML_Parse(x->p, "", 0, XML_TRUE);
-    }
+    int pieces = piece != 0 && piece < len;
+    size_t step = pieces ? piece : len, off = 0;
+    if (step > VX_MAX_FEED)
+        step = VX_MAX_FEED;
+    do {
+        size_t n = len - off < step ? len - off : step;
+        int last = !pieces && off + n == len;
+        st = XML_Parse(x->p, (const char *)doc + off, (int)n, last ? XML_TRUE : XML_FALSE);
+        off += n;
+    } while (st == XML_STATUS_OK && off < len);
+    if (st == XML_STATUS_OK && pieces)
+        st = XML_Parse(x->p, "", 0, XML_TRUE);
     if (st == XML_STATUS_OK && x->rc == HB_OK)
         return HB_OK;
     hb_vol_error *e = x->err;

@@ -14,8 +14,10 @@
  * entities and character references (to a valid XML Char), no "]]>" in character data, comments
  * without "--", PIs not named xml, XML 1.0 characters in valid UTF-8 everywhere, one root element
  * with only whitespace, comments and PIs around it. Supported subset (anything else is an error,
- * never a wrong answer): UTF-8 documents (an encoding declaration other than UTF-8 is refused),
- * version 1.0, ASCII names, at most 64 attributes per element.
+ * never a wrong answer): UTF-8 documents (an encoding declaration other than UTF-8 is refused, so
+ * is a document starting as UTF-16 does), ASCII names, at most 64 attributes per element. A
+ * version other than 1.0 is rejected, as by every strategy (the contract is XML 1.0). Columns in
+ * errors count characters, as expat's do (hb_vol_position).
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
@@ -722,7 +724,7 @@ static const uint8_t *fx_xml_decl(fx *x, const uint8_t *p)
         if (!ok) {
             fx_fail(x, v, HB_EPARSE,
                     which == 1   ? "unsupported: an encoding other than UTF-8"
-                    : which == 0 ? "unsupported: an XML version other than 1.0"
+                    : which == 0 ? "an XML version other than 1.0"
                                  : "XML declaration not well-formed");
             return NULL;
         }
@@ -787,6 +789,9 @@ static const uint8_t *fx_misc(fx *x, const uint8_t *p, int after_root)
 static int fx_run(fx *x)
 {
     const uint8_t *p = x->doc, *end = x->end;
+    if (end - p >= 2 && ((p[0] == 0xfe && p[1] == 0xff) || (p[0] == 0xff && p[1] == 0xfe) ||
+                         (p[0] == 0 && p[1] == '<') || (p[0] == '<' && p[1] == 0)))
+        return fx_fail(x, p, HB_EPARSE, "unsupported: a UTF-16 document");
     if (end - p >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
         p += 3;
     if (end - p >= 6 && memcmp(p, "<?xml", 5) == 0 && (fx_class[p[5]] & C_SPACE)) {

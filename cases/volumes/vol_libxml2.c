@@ -7,6 +7,17 @@
  * declaration is read. Options: no network, no error printing; entities are not substituted
  * by us (there are no declared ones) and libxml2's own limits (depth 256 without
  * XML_PARSE_HUGE, entity amplification checks) stay on.
+ *
+ * Where libxml2 is more lenient than expat (the reference), the document is held to expat's rules
+ * so that the two never decode differently:
+ *  - a NUL character (a zero byte in UTF-8, a zero code unit in UTF-16) is rejected: libxml2
+ *    takes it for the end of the input and would ignore whatever follows;
+ *  - names follow XML 1.0 before the fifth edition (XML_PARSE_OLD10), as expat's do;
+ *  - a declared encoding expat does not know (it knows UTF-8, UTF-16, UTF-16BE, UTF-16LE,
+ *    ISO-8859-1 and US-ASCII) is rejected: libxml2 would convert any iconv encoding;
+ *  - a version other than 1.0 is rejected (as the expat strategies do);
+ *  - xmlCtxtReadMemory takes an int length: a document over INT_MAX bytes is refused with
+ *    HB_ELIMIT rather than cut to its int-truncated length.
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
@@ -14,11 +25,16 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define DOCTYPE_REASON "a document type declaration (DOCTYPE) is not allowed"
+#define VERSION_REASON "an XML version other than 1.0"
+#define NUL_REASON "not well-formed (invalid token)" /* expat's words for a NUL */
+#define ENCODING_REASON "unknown encoding"           /* expat's words */
 
 static pthread_once_t lx_once = PTHREAD_ONCE_INIT;
 
@@ -37,6 +53,14 @@ static void lx_init(void)
     xmlInitParser();
 }
 
+/* Swallows what libxml2 prints outside the parser context (its encoding and I/O layers ignore
+ * XML_PARSE_NOERROR): the error is reported through hb_vol_error, on one line. */
+static void lx_silent(void *ctx, const char *fmt, ...)
+{
+    (void)ctx;
+    (void)fmt;
+}
+
 static void lx_internal_subset(void *ctx, const xmlChar *name, const xmlChar *ext,
                                const xmlChar *sys)
 {
@@ -46,6 +70,72 @@ static void lx_internal_subset(void *ctx, const xmlChar *name, const xmlChar *ex
     xmlParserCtxtPtr c = ctx;
     *(int *)c->_private = 1;
     xmlStopParser(c);
+}
+
+/* The offset of the first NUL character in doc, or len: a zero code unit at an even offset when
+ * the document starts as UTF-16 does (a byte order mark, or '<' as a 16-bit unit, which is how
+ * expat detects it), else a zero byte. */
+static int lx_utf16(const uint8_t *doc, size_t len)
+{
+    return len >= 2 && ((doc[0] == 0xfe && doc[1] == 0xff) || (doc[0] == 0xff && doc[1] == 0xfe) ||
+                        (doc[0] == 0 && doc[1] == '<') || (doc[0] == '<' && doc[1] == 0));
+}
+
+static size_t lx_find_nul(const uint8_t *doc, size_t len)
+{
+    if (!lx_utf16(doc, len)) {
+        const uint8_t *z = memchr(doc, 0, len);
+        return z ? (size_t)(z - doc) : len;
+    }
+    for (size_t i = 0; i + 1 < len; i += 2)
+        if (doc[i] == 0 && doc[i + 1] == 0)
+            return i;
+    return len;
+}
+
+/* libxml2's message as one line of UTF-8 (an error reason): line ends and other control bytes
+ * become one space, bytes that are not UTF-8 '?'; trailing spaces dropped. */
+static void lx_one_line(char *dst, size_t cap, const char *msg)
+{
+    const unsigned char *u = (const unsigned char *)msg;
+    size_t o = 0;
+    while (*u && cap - o > 5) {
+        unsigned c = *u;
+        size_t k = c < 0x80                 ? 1
+                   : c >= 0xc2 && c <= 0xdf ? 2
+                   : c >= 0xe0 && c <= 0xef ? 3
+                   : c >= 0xf0 && c <= 0xf4 ? 4
+                                            : 0;
+        size_t j = 1;
+        while (j < k && (u[j] & 0xc0) == 0x80)
+            j++;
+        if (c < 0x20 || c == 0x7f) {
+            if (o > 0 && dst[o - 1] != ' ')
+                dst[o++] = ' ';
+            u++;
+        } else if (k == 0 || j < k) {
+            dst[o++] = '?';
+            u += j;
+        } else {
+            memcpy(dst + o, u, k);
+            o += k;
+            u += k;
+        }
+    }
+    while (o > 0 && dst[o - 1] == ' ')
+        o--;
+    dst[o] = '\0';
+}
+
+/* 1 when expat knows the encoding name (xmltok.c's encodingNames; case-insensitive). */
+static int lx_known_encoding(const char *name)
+{
+    static const char *const known[] = {"UTF-8",    "UTF-16",   "UTF-16BE",
+                                        "UTF-16LE", "US-ASCII", "ISO-8859-1"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcasecmp(name, known[i]) == 0)
+            return 1;
+    return 0;
 }
 
 /* The DOM as builder events, depth first. */
@@ -81,19 +171,36 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
                        hb_vol_error *err)
 {
     (void)piece;
+    if (len > INT_MAX)
+        return hb_vol_fail(err, HB_ELIMIT, "libxml2-dom reads documents of at most 2^31 - 1 bytes");
+    size_t nul = lx_find_nul(doc, len);
+    if (nul < len) {
+        if (lx_utf16(doc, len)) {
+            err->line = 0; /* characters, not bytes: not worth counting here */
+            err->column = 0;
+        } else {
+            hb_vol_position(doc, nul, &err->line, &err->column);
+        }
+        return hb_vol_fail(err, HB_EPARSE, NUL_REASON);
+    }
     pthread_once(&lx_once, lx_init);
     hb_volumes *prev = hb_vm_bind(out);
     int rc = HB_OK, doctype = 0;
     xmlDocPtr d = NULL;
+    const xmlChar *enc;
     xmlParserCtxtPtr c = xmlNewParserCtxt();
     if (!c) {
         hb_vm_bind(prev);
         return hb_vol_fail(err, HB_ENOMEM, "out of memory");
     }
+    xmlGenericErrorFunc prev_f = xmlGenericError;
+    void *prev_ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, lx_silent);
     c->_private = &doctype;
     c->sax->internalSubset = lx_internal_subset;
     d = xmlCtxtReadMemory(c, (const char *)doc, (int)len, NULL, NULL,
-                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                              XML_PARSE_OLD10);
     if (doctype) {
         rc = hb_vol_fail(err, HB_EPARSE, DOCTYPE_REASON);
         err->line = (uint64_t)(c->input ? c->input->line : 0);
@@ -106,17 +213,27 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
         else if (e->code == XML_ERR_DOCUMENT_END || e->code == XML_ERR_DOCUMENT_EMPTY ||
                  e->code == XML_ERR_TAG_NOT_FINISHED || e->code == XML_ERR_LTSLASH_REQUIRED)
             rc = HB_ETRUNC;
-        if (e->message) {
-            snprintf(err->msg, sizeof err->msg, "%s", e->message);
-            size_t n = strlen(err->msg);
-            while (n > 0 && (err->msg[n - 1] == '\n' || err->msg[n - 1] == ' '))
-                err->msg[--n] = '\0';
+        if (e->code == XML_ERR_UNKNOWN_VERSION) {
+            err->reason = VERSION_REASON; /* the expat strategies' words */
+        } else if (e->code == XML_ERR_UNSUPPORTED_ENCODING || e->code == XML_ERR_UNKNOWN_ENCODING) {
+            err->reason = ENCODING_REASON;
+        } else if (e->message) {
+            lx_one_line(err->msg, sizeof err->msg, e->message);
             err->reason = err->msg;
         } else {
             err->reason = "malformed document";
         }
         err->line = (uint64_t)(e->line > 0 ? e->line : 0);
         err->column = (uint64_t)(e->int2 > 0 ? e->int2 : 0);
+    } else if ((enc = d->encoding ? d->encoding : c->encoding) &&
+               !lx_known_encoding((const char *)enc)) {
+        rc = hb_vol_fail(err, HB_EPARSE, ENCODING_REASON);
+        err->line = 1;
+        err->column = 1;
+    } else if (d->version && strcmp((const char *)d->version, "1.0") != 0) {
+        rc = hb_vol_fail(err, HB_EPARSE, VERSION_REASON);
+        err->line = 1;
+        err->column = 1;
     }
     if (rc == HB_OK) {
         vb b;
@@ -131,6 +248,7 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
     if (d)
         xmlFreeDoc(d);
     xmlFreeParserCtxt(c);
+    xmlSetGenericErrorFunc(prev_ctx, prev_f);
     hb_vm_bind(prev);
     return rc;
 }

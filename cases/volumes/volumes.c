@@ -57,16 +57,17 @@ int hb_vol_fail(hb_vol_error *err, int code, const char *reason)
 
 void hb_vol_position(const uint8_t *doc, size_t off, uint64_t *line, uint64_t *column)
 {
-    uint64_t l = 1;
-    size_t start = 0;
+    uint64_t l = 1, col = 1;
     for (size_t i = 0; i < off; i++) {
         if (doc[i] == '\n' || (doc[i] == '\r' && (i + 1 >= off || doc[i + 1] != '\n'))) {
             l++;
-            start = i + 1;
+            col = 1;
+        } else if ((doc[i] & 0xc0) != 0x80) {
+            col++; /* a character's first byte: continuation bytes do not count */
         }
     }
     *line = l;
-    *column = (uint64_t)(off - start) + 1;
+    *column = col;
 }
 
 /* ---- the counting allocator ------------------------------------------------------------------ */
@@ -659,12 +660,62 @@ static int vb_parse_bool(const char *s, size_t n, uint8_t *out)
     return 0;
 }
 
-/* The member's typed value failed to parse: "size: not an integer: 'x'". */
+/* The first at most VB_QUOTE_MAX bytes of a bad value, quoted for an error message on one line:
+ * printable ASCII as is, '\\' and '\'' escaped, \n \r \t, other control bytes and bytes that
+ * are not part of a whole UTF-8 character as \xNN; UTF-8 characters kept whole (the cut falls
+ * between characters). "..." follows when the value was cut. Writes at most cap bytes. */
+#define VB_QUOTE_MAX 40
+static void vb_quote(char *dst, size_t cap, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t lim = n > VB_QUOTE_MAX ? VB_QUOTE_MAX : n, o = 0, i = 0;
+    while (i < lim && cap - o > 8) {
+        unsigned c = u[i];
+        size_t k = c >= 0xc2 && c <= 0xdf   ? 2
+                   : c >= 0xe0 && c <= 0xef ? 3
+                   : c >= 0xf0 && c <= 0xf4 ? 4
+                                            : 0;
+        if (k) {
+            if (i + k > lim && i + k <= n)
+                break; /* the character straddles the cut: leave it out */
+            size_t j = 1;
+            while (j < k && i + j < n && (u[i + j] & 0xc0) == 0x80)
+                j++;
+            if (j == k) {
+                memcpy(dst + o, u + i, k);
+                o += k;
+                i += k;
+                continue;
+            }
+        }
+        if (c == '\\' || c == '\'') {
+            dst[o++] = '\\';
+            dst[o++] = (char)c;
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            dst[o++] = '\\';
+            dst[o++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+        } else if (c < 0x20 || c >= 0x7f) {
+            o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", c);
+        } else {
+            dst[o++] = (char)c;
+        }
+        i++;
+    }
+    if (i < n && cap - o > 3) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
+    }
+    dst[o] = '\0';
+}
+
+/* The member's typed value failed to parse: "size: not an integer: 'x'" (the value quoted by
+ * vb_quote, so the message stays one line). */
 static int vb_bad_value(vb *b, int field, const char *what, const char *s, size_t n)
 {
     hb_vol_error *e = b->err;
-    snprintf(e->msg, sizeof e->msg, "%s: %s: '%.*s'%s", vb_field_names[field], what,
-             (int)(n > 40 ? 40 : n), s, n > 40 ? "..." : "");
+    char q[4 * VB_QUOTE_MAX + 8];
+    vb_quote(q, sizeof q, s, n);
+    snprintf(e->msg, sizeof e->msg, "%s: %s: '%s'", vb_field_names[field], what, q);
     e->reason = e->msg;
     return HB_ERANGE;
 }
@@ -673,9 +724,11 @@ static int vb_bad_value(vb *b, int field, const char *what, const char *s, size_
 static int vb_bad_time(vb *b, int field, int rc, const hb_rfc3339_error *e, const char *s, size_t n)
 {
     hb_vol_error *err = b->err;
-    snprintf(err->msg, sizeof err->msg, "%s: not an RFC 3339 timestamp (%s at byte %zu): '%.*s'%s",
+    char q[4 * VB_QUOTE_MAX + 8];
+    vb_quote(q, sizeof q, s, n);
+    snprintf(err->msg, sizeof err->msg, "%s: not an RFC 3339 timestamp (%s at byte %zu): '%s'",
              vb_field_names[field], rc == HB_EINVAL ? "invalid" : hb_rfc3339_rule_str(e->rule),
-             e->pos, (int)(n > 40 ? 40 : n), s, n > 40 ? "..." : "");
+             e->pos, q);
     err->reason = err->msg;
     return HB_ERANGE;
 }

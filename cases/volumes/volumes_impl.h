@@ -135,8 +135,8 @@ void vb_release(vb *b);
 
 /* Sets err to a static reason (position left for the driver). Returns code. */
 int hb_vol_fail(hb_vol_error *err, int code, const char *reason);
-/* Line and column (from 1, column in bytes) of byte offset off of doc, counting LF, CR LF and CR
- * as line ends as XML does. */
+/* Line and column (from 1) of byte offset off of doc, counting LF, CR LF and CR as line ends as
+ * XML does; the column counts UTF-8 characters (bytes other than 10xxxxxx), as expat does. */
 void hb_vol_position(const uint8_t *doc, size_t off, uint64_t *line, uint64_t *column);
 
 /* ---- the strategies (one file each) ---------------------------------------------------------- */
