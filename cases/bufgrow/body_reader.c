@@ -45,9 +45,13 @@
 #include "hb_err.h"
 
 #define ZBUF_SIZE (64u * 1024u) /* bytes of gzip stream dechunked per inflate round */
+#define ZOUT_SIZE (64u * 1024u) /* gzip: inflate's output window, cut into reads of read_size */
 
 typedef struct reader_priv {
     size_t fill;           /* bytes waiting in rbuf */
+    size_t rcap;           /* bytes of rbuf: read_size, or for gzip a multiple of it near
+                            * ZOUT_SIZE, so that inflate writes long runs (its fast path needs
+                            * room) while the sink still gets reads of read_size bytes */
     uint64_t body_pos;     /* bytes of the body consumed */
     uint64_t gz_pos;       /* bytes of the gzip stream consumed by inflate */
     uint64_t member_start; /* gzip: offset of the current member in the gzip stream */
@@ -72,18 +76,41 @@ static int fail_dechunk(hb_body_reader *r, int code)
     return fail(r, code, reason ? reason : "chunked coding error", off);
 }
 
+/* Records a sink's refusal of a read: the offset is the body offset reached so far. */
+static int flush_read_error(hb_body_reader *r, reader_priv *p, int rc)
+{
+    const char *why = rc == HB_ENOMEM   ? "sink out of memory"
+                      : rc == HB_ELIMIT ? "sink limit exceeded (the body is larger than the "
+                                          "strategy allows)"
+                                        : "sink refused the read";
+    return fail(r, rc, why, p->body_pos);
+}
+
 /* Appends the read buffer's bytes to the sink: one read of at most read_size bytes. */
 static int flush_read(hb_body_reader *r, reader_priv *p)
 {
     int rc = hb_sink_append(r->sink, r->rbuf, p->fill);
-    if (rc != HB_OK) {
-        const char *why = rc == HB_ENOMEM   ? "sink out of memory"
-                          : rc == HB_ELIMIT ? "sink limit exceeded (the body is larger than the "
-                                              "strategy allows)"
-                                            : "sink refused the read";
-        return fail(r, rc, why, p->body_pos);
-    }
+    if (rc != HB_OK)
+        return flush_read_error(r, p, rc);
     p->fill = 0;
+    return HB_OK;
+}
+
+/* gzip: appends every complete read waiting in rbuf, in order, and moves the rest (less than a
+ * read) to its start. */
+static int flush_full_reads(hb_body_reader *r, reader_priv *p)
+{
+    size_t off = 0, left = p->fill;
+    while (left >= r->read_size) {
+        int rc = hb_sink_append(r->sink, r->rbuf + off, r->read_size);
+        if (rc != HB_OK)
+            return flush_read_error(r, p, rc);
+        off += r->read_size;
+        left -= r->read_size;
+    }
+    if (off > 0 && left > 0)
+        memmove(r->rbuf, r->rbuf + off, left);
+    p->fill = left;
     return HB_OK;
 }
 
@@ -100,9 +127,14 @@ int hb_body_reader_init(hb_body_reader *r, hb_sink *sink, int gzip, uint32_t rea
     r->sink = sink;
     r->gzip = gzip != 0;
     r->read_size = read_size ? read_size : HB_READ_SIZE_DEFAULT;
-    r->rbuf = malloc(r->read_size);
     p = calloc(1, sizeof(*p));
     r->z = p;
+    if (p) {
+        p->rcap = r->read_size;
+        if (r->gzip && r->read_size < ZOUT_SIZE)
+            p->rcap = ZOUT_SIZE / r->read_size * r->read_size;
+        r->rbuf = malloc(p->rcap);
+    }
     if (!r->rbuf || !p) {
         hb_body_reader_release(r);
         return HB_ENOMEM;
@@ -189,7 +221,7 @@ static int inflate_into_reads(hb_body_reader *r, reader_priv *p, const uint8_t *
             r->z_end = 0;
             p->member_start = p->gz_pos;
         }
-        size_t room = r->read_size - p->fill; /* > 0: a full read is appended at once */
+        size_t room = p->rcap - p->fill;      /* > 0: full reads are appended at once */
         z->next_in = (Bytef *)(uintptr_t)in;  /* zlib does not write through next_in */
         z->avail_in = (uInt)n;
         z->next_out = r->rbuf + p->fill;
@@ -207,13 +239,13 @@ static int inflate_into_reads(hb_body_reader *r, reader_priv *p, const uint8_t *
         } else if (zr == Z_BUF_ERROR && n == 0 && used == 0 && made == 0) {
             pending = 0; /* nothing was held back: inflate needs more input */
         } else if (zr != Z_OK) {
-            if (p->fill == r->read_size && flush_read(r, p) != HB_OK)
+            if (flush_full_reads(r, p) != HB_OK)
                 return r->err;
             return fail_zlib(r, p, zr);
         } else if (used == 0 && made == 0) {
             return fail(r, HB_EZLIB, "inflate made no progress in the gzip stream", p->gz_pos);
         }
-        if (p->fill == r->read_size && flush_read(r, p) != HB_OK)
+        if (p->fill >= r->read_size && flush_full_reads(r, p) != HB_OK)
             return r->err;
     }
     return HB_OK;
