@@ -1,32 +1,40 @@
 #!/usr/bin/python3
-"""summary.py [RUN.json] - the largest size of every group of a hotbench run, as a table.
+"""summary.py [RUN.json] - one table per group of a hotbench run, at the production size.
 
-Reads google-benchmark JSON only (results/latest.json by default). For each group (the part of a
-benchmark name before the strategy, e.g. "bufgrow-gzip") and each strategy it shows the largest
-size that ran: the median time, its coefficient of variation (flagged over 10%), decoded GB/s,
-and the ratio to the group's reference row; sizes skipped by the budget are listed with their
-predicted time, marked as predictions. The full numbers stay in the JSON.
+Reads google-benchmark JSON only (results/latest.json by default). A group is the part of a
+benchmark name before the strategy ("bufgrow-gzip", "rfc3339-digits"). For each group it picks one
+configuration - the incident's size where the group has one (bufgrow: the largest size; rfc3339:
+100,000 rows; volumes: 300 volumes x 20 tags, indented, whole), else the largest value of the
+first argument - and shows per strategy: the median time, its coefficient of variation (flagged
+over 10%), GB/s, ns per item where items are counted, and the ratio to the group's reference row.
+Sizes the budget skipped show their predicted time, marked PREDICTED. The full data stay in the
+JSON.
 """
 import json
 import re
 import sys
 from collections import OrderedDict
 
-REFERENCE = {"bufgrow": "exact", "bufgrow-gzip": "inflate"}  # the ratio's denominator per group
+# The row each group's ratio divides by: the lower bound or the goal's yardstick.
+REFERENCE = {
+    "bufgrow": "exact",
+    "bufgrow-gzip": "inflate",
+    "rfc3339": "millis-parse",
+    "volumes": "expat-count",
+}
+# The incident's configuration, per group; "max" = the largest value present.
+PRODUCTION = {
+    "bufgrow": {"size": "max"},
+    "bufgrow-gzip": {"size": "max"},
+    "bufgrow-cliff": {"size": "max"},
+    "rfc3339": {"rows": 100000},
+    "volumes": {"volumes": 300, "tags": 20, "compact": 0, "piece": 0},
+}
 UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
-def fixed_args(strategies, size):
-    """The other arguments of the rows at this size, e.g. ', width:24, read:4096'."""
-    for sizes in strategies.values():
-        args = sizes.get(size, {}).get("args")
-        if args:
-            return "".join(", %s:%d" % kv for kv in args.items())
-    return ""
-
-
 def parse_name(run_name):
-    """'bufgrow/exact/size:65536/read:4096/real_time' -> ('bufgrow', 'exact', {'size': 65536})"""
+    """'bufgrow/exact/size:65536/read:4096/real_time' -> ('bufgrow', 'exact', {...})"""
     parts = run_name.split("/")
     args = OrderedDict()
     for p in parts[2:]:
@@ -43,64 +51,83 @@ def fmt_time(sec):
             return "%.4g %s" % (sec / scale, unit)
 
 
-def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "results/latest.json"
+def load(path):
+    """{group: {strategy: {args tuple: row}}} and the run's context."""
     with open(path) as f:
         run = json.load(f)
-    rows = OrderedDict()  # (group, strategy, size) -> dict
+    groups = OrderedDict()
     for b in run["benchmarks"]:
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") not in ("median", "cv"):
             continue
         group, strategy, args = parse_name(b["run_name"])
-        size = args.get("size")
-        if size is None:
+        if not args:
             continue
-        r = rows.setdefault((group, strategy, size), {})
-        r["args"] = {k: v for k, v in args.items() if k != "size"}
+        key = tuple(args.items())
+        r = groups.setdefault(group, OrderedDict()).setdefault(strategy, OrderedDict())
+        r = r.setdefault(key, {"args": args})
         if b.get("error_occurred"):
             r["error"] = b["error_message"]
-        elif b.get("aggregate_name") == "median" or (b["run_type"] == "iteration"
-                                                     and "median" not in r):
-            r["median_s"] = b["real_time"] * UNIT_S[b["time_unit"]]
-            r["gbps"] = b.get("bytes_per_second", 0) / 1e9
         elif b.get("aggregate_name") == "cv":
             r["cv"] = b["real_time"]
-    groups = OrderedDict()
-    for (group, strategy, size), r in rows.items():
-        groups.setdefault(group, OrderedDict()).setdefault(strategy, {})[size] = r
-    ctx = run.get("context", {})
+        elif b.get("aggregate_name") == "median" or "median_s" not in r:
+            r["median_s"] = b["real_time"] * UNIT_S[b["time_unit"]]
+            r["gbps"] = b.get("bytes_per_second", 0) / 1e9
+            r["items"] = b.get("items_per_second")
+    return groups, run.get("context", {})
+
+
+def pick(group, strategies):
+    """The configuration (args tuple) the group's table shows."""
+    keys = [k for rows in strategies.values() for k in rows]
+    want = PRODUCTION.get(group)
+    if want is None:
+        first = keys[0][0][0]
+        want = {first: "max"}
+    for name, value in want.items():
+        if value == "max":
+            value = max(dict(k).get(name, 0) for k in keys)
+        keys = [k for k in keys if dict(k).get(name) == value]
+    return keys[0] if keys else None
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else "results/latest.json"
+    groups, ctx = load(path)
     print("run %s  rev %s  profile %s  budget %s s" % (ctx.get("date"), ctx.get("hb_git_revision"),
                                                       ctx.get("hb_profile"), ctx.get("hb_budget_s")))
     for group, strategies in groups.items():
-        top = max(s for sizes in strategies.values() for s in sizes)
-        ref = strategies.get(REFERENCE.get(group, ""), {}).get(top, {}).get("median_s")
+        key = pick(group, strategies)
+        if key is None:
+            continue
         ref_name = REFERENCE.get(group)
-        print("\n%s at size %d (%.3g GB)%s; ratio = time / %s's time" % (
-            group, top, top / 1e9, fixed_args(strategies, top),
-            ref_name if ref_name in strategies else "(no reference row)"))
-        print("  %-20s %12s %7s %9s %9s  %s" % ("strategy", "median", "cv", "GB/s", "ratio", ""))
-        for strategy, sizes in strategies.items():
-            r = sizes.get(top, {})
-            if "median_s" in r:
+        ref = strategies.get(ref_name, {}).get(key, {}).get("median_s")
+        print("\n%s at %s; ratio = time / %s" % (
+            group, ", ".join("%s:%d" % kv for kv in key),
+            ref_name + "'s time" if ref else "(no reference row)"))
+        print("  %-20s %12s %7s %9s %10s %9s" % ("strategy", "median", "cv", "GB/s", "ns/item",
+                                                 "ratio"))
+        for strategy, rows in strategies.items():
+            r = rows.get(key)
+            if r is None:
+                print("  %-20s not run at this configuration" % strategy)
+            elif "median_s" in r:
                 cv = r.get("cv")
                 flag = "  noisy (cv > 10%)" if cv is not None and cv > 0.10 else ""
-                ratio = "%9.2f" % (r["median_s"] / ref) if ref else "%9s" % "-"
-                print("  %-20s %12s %6s %9.3f %s%s" % (
-                    strategy, fmt_time(r["median_s"]), "%.1f%%" % (100 * cv) if cv is not None else "-",
-                    r["gbps"], ratio, flag))
-            elif "error" in r:
-                m = re.search(r"predicted ([0-9.e+]+) s", r["error"])
+                ratio = "%9.3g" % (r["median_s"] / ref) if ref else "%9s" % "-"
+                per_item = "%10.4g" % (1e9 / r["items"]) if r.get("items") else "%10s" % "-"
+                print("  %-20s %12s %7s %9.3f %s %s%s" % (
+                    strategy, fmt_time(r["median_s"]),
+                    "%.1f%%" % (100 * cv) if cv is not None else "-", r["gbps"], per_item, ratio,
+                    flag))
+            else:
+                m = re.search(r"predicted ([0-9.e+]+) s", r.get("error", ""))
                 if m:
                     pred = float(m.group(1))
                     ratio = "%9.3g" % (pred / ref) if ref else "%9s" % "-"
-                    print("  %-20s %12s %6s %9s %s  PREDICTED, not run" % (
-                        strategy, fmt_time(pred), "-", "-", ratio))
+                    print("  %-20s %12s %7s %9s %10s %s  PREDICTED, not run" % (
+                        strategy, fmt_time(pred), "-", "-", "-", ratio))
                 else:
-                    print("  %-20s %s" % (strategy, r["error"]))
-            else:
-                ran = max((s for s, v in sizes.items() if "median_s" in v), default=None)
-                print("  %-20s not run at this size%s" % (
-                    strategy, "" if ran is None else " (largest run: %d)" % ran))
+                    print("  %-20s %s" % (strategy, r.get("error", "no result")))
 
 
 if __name__ == "__main__":
