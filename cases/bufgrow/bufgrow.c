@@ -391,8 +391,9 @@ static int commit_init(hb_sink *s, int pol)
 }
 
 /* Common init of the linear sinks: the first array as the modelled library allocates it. */
-static int lin_init(hb_sink *s, int pol)
+static int lin_init(hb_sink *s)
 {
+    int pol = s->strategy->policy;
     s->policy = pol;
     if (policy_kind(pol) == KIND_COMMIT)
         return commit_init(s, pol);
@@ -518,8 +519,10 @@ static void lin_release(hb_sink *s)
 
 /* The dry run of a linear policy: appends of exactly read_size, jumping from growth to growth,
  * with the additive phase in closed form. */
-static int lin_plan(int pol, const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
+static int lin_plan(const hb_sink_strategy *row, const hb_sink_config *cfg, uint64_t total,
+                    hb_sink_stats *out)
 {
+    int pol = row->policy;
     hb_sink_config c;
     hb_sink_stats st;
     if (!out)
@@ -566,96 +569,6 @@ static int lin_plan(int pol, const hb_sink_config *cfg, uint64_t total, hb_sink_
         account_final(&st, cap, total);
     *out = st;
     return HB_OK;
-}
-
-static int exact_init(hb_sink *s)
-{
-    return lin_init(s, POL_EXACT);
-}
-
-static int exact_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
-{
-    return lin_plan(POL_EXACT, cfg, total, out);
-}
-
-static int httpcore_init(hb_sink *s)
-{
-    return lin_init(s, POL_HTTPCORE);
-}
-
-static int httpcore_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
-{
-    return lin_plan(POL_HTTPCORE, cfg, total, out);
-}
-
-static int additive_init(hb_sink *s)
-{
-    return lin_init(s, POL_ADDITIVE);
-}
-
-static int additive_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
-{
-    return lin_plan(POL_ADDITIVE, cfg, total, out);
-}
-
-static int doubling_init(hb_sink *s)
-{
-    return lin_init(s, POL_DOUBLING);
-}
-
-static int doubling_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
-{
-    return lin_plan(POL_DOUBLING, cfg, total, out);
-}
-
-static int growth15_init(hb_sink *s)
-{
-    return lin_init(s, POL_GROWTH15);
-}
-
-static int growth15_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
-{
-    return lin_plan(POL_GROWTH15, cfg, total, out);
-}
-
-static int realloc2_init(hb_sink *s)
-{
-    return lin_init(s, POL_REALLOC2);
-}
-
-static int realloc2_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
-{
-    return lin_plan(POL_REALLOC2, cfg, total, out);
-}
-
-static int sds_init(hb_sink *s)
-{
-    return lin_init(s, POL_SDS);
-}
-
-static int sds_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
-{
-    return lin_plan(POL_SDS, cfg, total, out);
-}
-
-static int mmap_init(hb_sink *s)
-{
-    return lin_init(s, POL_MMAP);
-}
-
-static int mmap_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
-{
-    return lin_plan(POL_MMAP, cfg, total, out);
-}
-
-static int mmap_huge_init(hb_sink *s)
-{
-    return lin_init(s, POL_MMAP_HUGE);
-}
-
-static int mmap_huge_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
-{
-    return lin_plan(POL_MMAP_HUGE, cfg, total, out);
 }
 
 /* --- block-list: JDK 11 InputStream.readAllBytes -------------------------------------------- *
@@ -796,8 +709,10 @@ static void blocks_release(hb_sink *s)
 
 /* block-list's dry run in closed form: the blocks fill in order whatever the read size, so the
  * body takes max(1, ceil(total / block_size)) blocks. */
-static int blocks_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out)
+static int blocks_plan(const hb_sink_strategy *row, const hb_sink_config *cfg, uint64_t total,
+                       hb_sink_stats *out)
 {
+    (void)row;
     hb_sink_config c;
     if (!out)
         return HB_EINVAL;
@@ -825,27 +740,27 @@ static int blocks_plan(const hb_sink_config *cfg, uint64_t total, hb_sink_stats 
 /* clang-format off */
 const hb_sink_strategy hb_sink_strategies[] = {
     /* name                  description: the policy and the library it models
-     *  init          append         finish         release         plan            O(n^k) realloc */
+     init         append         finish         release         plan         policy     O(n^k) realloc */
     {"exact",                "Content-Length known: one malloc of the final size (the lower bound)",
-        exact_init,     lin_append,    lin_finish,    lin_release,    exact_plan,     1, 0},
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_EXACT,     1, 0},
     {"httpcore",             "Apache httpcore 4.4 ByteArrayBuffer: int capacity << 1 wraps at 2^30",
-        httpcore_init,  lin_append,    lin_finish,    lin_release,    httpcore_plan,  2, 0},
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_HTTPCORE,  2, 0},
     {"additive",             "alloc-copy-free to exactly what is needed (httpcore past 2^30)",
-        additive_init,  lin_append,    lin_finish,    lin_release,    additive_plan,  2, 0},
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_ADDITIVE,  2, 0},
     {"doubling",             "alloc-copy-free to max(2 cap, needed): JDK ByteArrayOutputStream",
-        doubling_init,  lin_append,    lin_finish,    lin_release,    doubling_plan,  1, 0},
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_DOUBLING,  1, 0},
     {"growth-1.5",           "alloc-copy-free to max(1.5 cap, needed): java.util.ArrayList",
-        growth15_init,  lin_append,    lin_finish,    lin_release,    growth15_plan,  1, 0},
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_GROWTH15,  1, 0},
     {"realloc-doubling",     "glibc realloc to max(2 cap, needed): big blocks mremap, no copy",
-        realloc2_init,  lin_append,    lin_finish,    lin_release,    realloc2_plan,  1, 1},
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_REALLOC2,  1, 1},
     {"sds",                  "Redis sds via realloc: 2 x needed below 1 MiB, then needed + 1 MiB",
-        sds_init,       lin_append,    lin_finish,    lin_release,    sds_plan,       1, 1},
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_SDS,       1, 1},
     {"block-list",           "JDK 11 InputStream.readAllBytes: 8 KiB blocks, one gather copy",
-        blocks_init,    blocks_append, blocks_finish, blocks_release, blocks_plan,    1, 0},
+     blocks_init, blocks_append, blocks_finish, blocks_release, blocks_plan, POL_BLOCKS,    1, 0},
     {"mmap-reserve",         "mmap PROT_NONE reservation, mprotect commits: never copies",
-        mmap_init,      lin_append,    lin_finish,    lin_release,    mmap_plan,      1, 0},
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_MMAP,      1, 0},
     {"mmap-reserve-huge",    "mmap-reserve + madvise(MADV_HUGEPAGE), 2 MiB-aligned and steps",
-        mmap_huge_init, lin_append,    lin_finish,    lin_release,    mmap_huge_plan, 1, 0},
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_MMAP_HUGE, 1, 0},
 };
 /* clang-format on */
 
@@ -918,5 +833,5 @@ int hb_sink_plan(const hb_sink_strategy *st, const hb_sink_config *cfg, uint64_t
     memset(out, 0, sizeof *out);
     if (!st || !st->plan)
         return HB_EINVAL;
-    return st->plan(cfg, total, out);
+    return st->plan(st, cfg, total, out);
 }

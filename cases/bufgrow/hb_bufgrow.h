@@ -118,7 +118,9 @@ typedef struct hb_sink_strategy {
     int (*append)(hb_sink *s, const uint8_t *p, size_t n);
     int (*finish)(hb_sink *s);
     void (*release)(hb_sink *s);
-    int (*plan)(const hb_sink_config *cfg, uint64_t total, hb_sink_stats *out);
+    int (*plan)(const struct hb_sink_strategy *st, const hb_sink_config *cfg, uint64_t total,
+                hb_sink_stats *out);
+    int policy;     /* the growth rule: a private enum of bufgrow.c that init and plan read */
     int complexity; /* expected growth of time with size: 1 linear, 2 quadratic (past a point) */
     int uses_realloc; /* 1: growth is realloc, so bytes_copied is an upper bound (glibc moves
                        * blocks above the mmap threshold with mremap, copying nothing) */
