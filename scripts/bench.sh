@@ -15,8 +15,17 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 final="results/runs/${stamp}-${sha}.json"
 tmp="results/runs/.${stamp}-${sha}.json.tmp"
 echo "hotbench: writing $final (inputs cached in data/)" >&2
+# The machine, for the report's environment section (google-benchmark records cores, MHz and
+# caches itself). --benchmark_context splits on commas and '=': both are replaced.
+clean() { tr ',=' ';:' | tr -s ' ' | sed 's/^ //; s/ $//'; }
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1 | clean)
+mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null)
+kernel=$(uname -sr | clean)
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 HB_GIT_REV=$rev "$bin" --benchmark_out="$tmp" --benchmark_out_format=json \
-    --benchmark_display_aggregates_only=true "$@"
+    --benchmark_display_aggregates_only=true \
+    "--benchmark_context=hb_cpu_model=${cpu:-unknown},hb_memory=${mem:-unknown},hb_kernel=${kernel:-unknown},hb_loadavg=${load:-unknown}" \
+    "$@"
 status=$?
 if [ -s "$tmp" ]; then
     mv -f "$tmp" "$final"

@@ -4,6 +4,8 @@
  *     bufgrow/<strategy>/size:N/read:R        identity chunked body, N decoded bytes
  *     bufgrow-gzip/<strategy>/size:N/read:R   the same payload gzip'd (Content-Encoding: gzip)
  *     bufgrow-cliff/httpcore/width:W/size:N   httpcore with a W-bit capacity: the overflow cliff
+ *                                             (24 bits: past 4 MiB; the full profile adds the real
+ *                                             32 bits just below and past 2^30, a few steps each)
  * plus a baseline row in each group (memcpy of N bytes; one-shot zlib inflate of the gzip stream).
  *
  * One timed iteration reads the whole body: chunked decoding (and inflate) into reads of R bytes
@@ -576,6 +578,10 @@ int hb_bufgrow_register(const hb_options *opt)
     static const uint64_t cliff_full[] = {1 * MiB, 2 * MiB, 3 * MiB, 4 * MiB,
                                           4 * MiB + 256 * KiB, 5 * MiB, 6 * MiB, 8 * MiB};
     static const uint64_t cliff_smoke[] = {8 * KiB, 16 * KiB, 20 * KiB, 32 * KiB};
+    /* the real width just below and just past 2^30: 4 and 16 additive steps, each a fresh 1 GiB
+     * array and a copy of 1 GiB; what the per-step cost at 1.7 GB is predicted from */
+    static const uint64_t cliff32_full[] = {1024 * MiB - 1 * MiB, 1024 * MiB + 16 * KiB,
+                                            1024 * MiB + 64 * KiB};
 
     char buf[64];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->gen.seed);
@@ -592,5 +598,7 @@ int hb_bufgrow_register(const hb_options *opt)
         rc = smoke ? register_cliff(c, 16, cliff_smoke, sizeof cliff_smoke / sizeof *cliff_smoke)
                    : register_cliff(c, BG_CLIFF_BITS, cliff_full,
                                     sizeof cliff_full / sizeof *cliff_full);
+    if (rc == HB_OK && full)
+        rc = register_cliff(c, 32, cliff32_full, sizeof cliff32_full / sizeof *cliff32_full);
     return rc;
 }

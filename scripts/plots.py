@@ -1,0 +1,223 @@
+"""plots - the report's charts, drawn from run JSON only (through hbfit.Run), never console text.
+
+Every function takes the data it draws and a path stem, and writes <stem>.png and <stem>.svg with
+matplotlib's Agg backend: log-log axes for scaling, units on every axis, one colour per strategy
+kept across charts, fitted models dashed, predictions dashed inside their 95% prediction band.
+Returns the file name of the PNG (relative to its folder). Run under /usr/bin/python3 (Debian's
+python3-matplotlib).
+"""
+
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+import hbfit  # noqa: E402
+
+plt.rcParams.update({"font.size": 9, "legend.fontsize": 7.5, "axes.titlesize": 10,
+                     "figure.dpi": 110, "savefig.bbox": "tight"})
+_PALETTE = plt.get_cmap("tab20").colors
+_colours = {}
+
+
+def colour(strategy):
+    """A stable colour per strategy name, the same in every chart of a report."""
+    if strategy not in _colours:
+        _colours[strategy] = _PALETTE[(len(_colours) * 2) % 20 + (len(_colours) // 10) % 2]
+    return _colours[strategy]
+
+
+def save(fig, stem):
+    fig.savefig(stem + ".png")
+    fig.savefig(stem + ".svg")
+    plt.close(fig)
+    return os.path.basename(stem) + ".png"
+
+
+def _spread(N, t, scale):
+    xs = np.unique(N)
+    med = np.array([np.median(t[N == x]) for x in xs]) * scale
+    lo = np.array([np.min(t[N == x]) for x in xs]) * scale
+    hi = np.array([np.max(t[N == x]) for x in xs]) * scale
+    return xs, med, med - lo, hi - med
+
+
+def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=None,
+            marklabel=None):
+    """Two panels: time per iteration against N, and time per item (per_scale / N) against N.
+    series: {strategy: (N, t seconds)}; fits: {strategy: PowerFit}; xmark: the production N."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
+    for s, (N, t) in series.items():
+        if len(N) == 0:
+            continue
+        c = colour(s)
+        f = (fits or {}).get(s)
+        lab = s + (" (%s)" % f.label() if f is not None and f.ok else "")
+        xs, med, el, eh = _spread(N, t, 1.0)
+        ax1.errorbar(xs, med, yerr=[el, eh], fmt="o-", ms=3, lw=1.2, color=c, label=lab,
+                     capsize=2)
+        ax2.errorbar(xs, med / xs * per_scale, yerr=[el / xs * per_scale, eh / xs * per_scale],
+                     fmt="o-", ms=3, lw=1.2, color=c, label=s, capsize=2)
+        if f is not None and f.ok:
+            g = np.geomspace(xs.min(), xs.max(), 60)
+            y = np.array([f.predict(v)[0] for v in g])
+            ax1.plot(g, y, "--", lw=0.9, color=c, alpha=0.8)
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.grid(True, which="both", lw=0.3, alpha=0.5)
+        if xmark:
+            ax.axvline(xmark, color="0.4", lw=0.8, ls=":")
+    ax1.set_ylabel("time per iteration (s)")
+    ax2.set_ylabel(per_label)
+    ax1.set_title(title + ": time (dashed: fitted t = a + b*N^k)")
+    ax2.set_title(title + ": " + per_label.split(" (")[0])
+    ax1.legend(loc="upper left", ncol=1 if len(series) < 8 else 2, framealpha=0.85)
+    if xmark and marklabel:
+        ax2.annotate(" " + marklabel, (xmark, 0.97), xycoords=("data", "axes fraction"),
+                     va="top", fontsize=7, color="0.3")
+    return save(fig, stem)
+
+
+def copied_per_byte(points, stem, title):
+    """Bytes copied by growth per payload byte against size. points: {strategy: (N, ratio,
+    predicted flags)}; predicted points (from the dry-run plan of a skipped size) hollow."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    for s, (N, r, pred) in points.items():
+        c = colour(s)
+        N, r, pred = np.asarray(N), np.asarray(r), np.asarray(pred, bool)
+        ax.plot(N, r, "-", color=c, lw=1.2, label=s)
+        ax.plot(N[~pred], r[~pred], "o", color=c, ms=4)
+        if pred.any():
+            ax.plot(N[pred], r[pred], "o", mfc="none", color=c, ms=6)
+    ax.set_xscale("log")
+    ax.set_yscale("symlog", linthresh=0.1)
+    ax.set_xlabel("payload size N (bytes)")
+    ax.set_ylabel("bytes copied per payload byte")
+    ax.set_title(title + " (hollow: counted by the dry-run plan, not run)")
+    ax.grid(True, which="both", lw=0.3, alpha=0.5)
+    ax.legend(ncol=2, framealpha=0.85)
+    return save(fig, stem)
+
+
+def cliff(panels, stem):
+    """httpcore's overflow cliff: ns per byte against size, one panel per capacity width.
+    panels: [(title, N, t, threshold, PiecewiseFit or None)]."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.4), squeeze=False)
+    for ax, (title, N, t, L, fit) in zip(axes[0], panels):
+        xs, med, el, eh = _spread(N, t, 1e9)
+        ax.errorbar(xs, med / xs, yerr=[el / xs, eh / xs], fmt="o", color=colour("httpcore"),
+                    ms=4, capsize=2, label="measured (median, min-max)")
+        if fit is not None and fit.ok:
+            g = np.linspace(xs.min(), xs.max(), 300)
+            ax.plot(g, [fit.predict(v)[0] * 1e9 / v for v in g], "--", color="0.3", lw=1,
+                    label="piecewise fit: " + fit.label())
+        ax.axvline(L, color="tab:red", lw=0.8, ls=":", label="overflow threshold %s" % _bytes(L))
+        ax.set_yscale("log")
+        ax.set_xlabel("payload size N (bytes)")
+        ax.set_ylabel("time per payload byte (ns/B)")
+        ax.set_title(title)
+        ax.grid(True, which="both", lw=0.3, alpha=0.5)
+        ax.legend(fontsize=7, framealpha=0.85)
+    return save(fig, stem)
+
+
+def extrapolation(lines, stem, target, title):
+    """Every strategy carried to the production size. lines: {strategy: (N, t, fit)} where fit
+    has predict(N) -> (median, lo, hi). Measured medians solid, the model from the largest measured
+    size to target dashed inside its 95% prediction band, the prediction at target a hollow mark."""
+    fig, ax = plt.subplots(figsize=(9, 5.4))
+    for s, (N, t, fit) in lines.items():
+        c = colour(s)
+        if len(N):
+            xs, med, _, _ = _spread(N, t, 1.0)
+            ax.plot(xs, med, "o-", color=c, lw=1.4, ms=3, label=s)
+            top = xs.max()
+        else:
+            top = None
+        if fit is None or not fit.ok:
+            continue
+        if top is None or top < target:
+            start = top if top is not None else target / 64
+            g = np.geomspace(start, target, 40)
+            p = np.array([fit.predict(v) for v in g])
+            ax.plot(g, p[:, 0], "--", color=c, lw=1.2, label=None if top else s + " (predicted)")
+            ax.fill_between(g, p[:, 1], p[:, 2], color=c, alpha=0.12, lw=0)
+            ax.plot([target], [p[-1, 0]], "o", mfc="none", color=c, ms=7)
+    ax.axvline(target, color="0.4", lw=0.8, ls=":")
+    ax.annotate(" %s" % _bytes(target), (target, 0.02), xycoords=("data", "axes fraction"),
+                fontsize=7, color="0.3")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("payload size N (bytes)")
+    ax.set_ylabel("time to read the body (s)")
+    ax.set_title(title + "\nsolid: measured medians; dashed: predicted, band: 95% prediction "
+                 "interval; hollow: at the production size")
+    ax.grid(True, which="both", lw=0.3, alpha=0.5)
+    ax.legend(ncol=2, framealpha=0.85, loc="upper left")
+    return save(fig, stem)
+
+
+def bars(items, stem, title, ylabel, baseline=None):
+    """Horizontal bars, one per strategy, the median with min-max whiskers.
+    items: [(strategy, values)] in the order drawn (top first)."""
+    fig, ax = plt.subplots(figsize=(8, 0.38 * len(items) + 1.4))
+    names = [s for s, _ in items]
+    med = np.array([np.median(v) for _, v in items])
+    lo = med - np.array([np.min(v) for _, v in items])
+    hi = np.array([np.max(v) for _, v in items]) - med
+    y = np.arange(len(items))[::-1]
+    ax.barh(y, med, xerr=[lo, hi], color=[colour(s) for s in names], capsize=3, height=0.65)
+    for yi, m in zip(y, med):
+        ax.text(m, yi, "  %.3g" % m, va="center", fontsize=7.5)
+    if baseline is not None:
+        ax.axvline(baseline, color="0.3", lw=0.8, ls=":")
+    ax.set_yticks(y)
+    ax.set_yticklabels(names)
+    ax.set_xscale("log")
+    ax.set_xlabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, axis="x", which="both", lw=0.3, alpha=0.5)
+    ax.set_xlim(right=ax.get_xlim()[1] * 2.5)
+    return save(fig, stem)
+
+
+def lines(series, stem, title, xlabel, ylabel, logx=False, logy=True, xticks=None):
+    """One line per strategy of a per-item figure against a parameter.
+    series: {strategy: (x, values per repetition list)}."""
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    for s, (x, v) in series.items():
+        x = np.asarray(x, float)
+        xs = np.unique(x)
+        v = np.asarray(v, float)
+        med = np.array([np.median(v[x == u]) for u in xs])
+        lo = med - np.array([np.min(v[x == u]) for u in xs])
+        hi = np.array([np.max(v[x == u]) for u in xs]) - med
+        ax.errorbar(xs, med, yerr=[lo, hi], fmt="o-", color=colour(s), ms=3, lw=1.2,
+                    capsize=2, label=s)
+    if logx:
+        ax.set_xscale("symlog", linthresh=1)
+    if logy:
+        ax.set_yscale("log")
+    if xticks is not None:
+        ax.set_xticks(xticks)
+        ax.set_xticklabels([str(v) for v in xticks])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", lw=0.3, alpha=0.5)
+    ax.legend(ncol=2, framealpha=0.85, fontsize=7)
+    return save(fig, stem)
+
+
+def _bytes(n):
+    for unit, f in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n >= f and n % f == 0:
+            return "%d %s" % (n // f, unit)
+    if n >= 1e9:
+        return "%.3g GB" % (n / 1e9)
+    return "%.3g MB" % (n / 1e6)
