@@ -13,6 +13,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 import hbfit  # noqa: E402
@@ -46,10 +47,11 @@ def _spread(N, t, scale):
 
 
 def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=None,
-            marklabel=None):
-    """Two panels: time per iteration against N, and time per item (per_scale / N) against N.
+            marklabel=None, items_per_n=1.0, plain_x=False):
+    """Two panels: time per iteration against N, and time per item against N, the items being
+    N * items_per_n (e.g. tags per volume times 300 volumes), scaled by per_scale (1e9: ns).
     series: {strategy: (N, t seconds)}; fits: {strategy: PowerFit}; xmark: the production N."""
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6 + 0.16 * ((len(series) + 2) // 3)))
     for s, (N, t) in series.items():
         if len(N) == 0:
             continue
@@ -59,10 +61,11 @@ def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=
         xs, med, el, eh = _spread(N, t, 1.0)
         ax1.errorbar(xs, med, yerr=[el, eh], fmt="o-", ms=3, lw=1.2, color=c, label=lab,
                      capsize=2)
-        ax2.errorbar(xs, med / xs * per_scale, yerr=[el / xs * per_scale, eh / xs * per_scale],
+        k = per_scale / (xs * items_per_n)
+        ax2.errorbar(xs, med * k, yerr=[el * k, eh * k],
                      fmt="o-", ms=3, lw=1.2, color=c, label=s, capsize=2)
         if f is not None and f.ok:
-            g = np.geomspace(xs.min(), xs.max(), 60)
+            g = np.geomspace(f.nmin, f.nmax, 60)  # over the sizes fitted only
             y = np.array([f.predict(v)[0] for v in g])
             ax1.plot(g, y, "--", lw=0.9, color=c, alpha=0.8)
     for ax in (ax1, ax2):
@@ -70,13 +73,19 @@ def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=
         ax.set_yscale("log")
         ax.set_xlabel(xlabel)
         ax.grid(True, which="both", lw=0.3, alpha=0.5)
+        if plain_x:
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: "%g" % v))
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         if xmark:
             ax.axvline(xmark, color="0.4", lw=0.8, ls=":")
     ax1.set_ylabel("time per iteration (s)")
     ax2.set_ylabel(per_label)
-    ax1.set_title(title + ": time (dashed: fitted t = a + b*N^k)")
-    ax2.set_title(title + ": " + per_label.split(" (")[0])
-    ax1.legend(loc="upper left", ncol=1 if len(series) < 8 else 2, framealpha=0.85)
+    fig.suptitle(title, fontsize=11)
+    ax1.set_title("time per iteration (dashed: fitted t = a + b*N^k)")
+    ax2.set_title(per_label.split(" (")[0])
+    h, lab = ax1.get_legend_handles_labels()
+    fig.legend(h, lab, loc="lower center", ncol=3, framealpha=0.9, fontsize=8,
+               bbox_to_anchor=(0.5, -0.02 - 0.045 * ((len(lab) + 2) // 3)))
     if xmark and marklabel:
         ax2.annotate(" " + marklabel, (xmark, 0.97), xycoords=("data", "axes fraction"),
                      va="top", fontsize=7, color="0.3")
@@ -131,8 +140,15 @@ def extrapolation(lines, stem, target, title):
     has predict(N) -> (median, lo, hi). Measured medians solid, the model from the largest measured
     size to target dashed inside its 95% prediction band, the prediction at target a hollow mark."""
     fig, ax = plt.subplots(figsize=(9, 5.4))
-    for s, (N, t, fit) in lines.items():
+    for j, (s, line) in enumerate(lines.items()):
+        N, t, fit = line[:3]
+        val = line[3] if len(line) > 3 else None
         c = colour(s)
+        if val is not None:  # the largest size predicted from the smaller ones: the check
+            x = val["size"] * (0.9 + 0.2 * j / max(len(lines) - 1, 1))
+            ax.errorbar([x], [val["predicted"]], yerr=[[val["predicted"] - val["low"]],
+                        [val["high"] - val["predicted"]]], fmt="D", mfc="none", color=c, ms=5,
+                        capsize=2, lw=0.8)
         if len(N):
             xs, med, _, _ = _spread(N, t, 1.0)
             ax.plot(xs, med, "o-", color=c, lw=1.4, ms=3, label=s)
@@ -156,7 +172,9 @@ def extrapolation(lines, stem, target, title):
     ax.set_xlabel("payload size N (bytes)")
     ax.set_ylabel("time to read the body (s)")
     ax.set_title(title + "\nsolid: measured medians; dashed: predicted, band: 95% prediction "
-                 "interval; hollow: at the production size")
+                 "interval; circle: predicted at the production size;\nhollow diamond: the "
+                 "largest measured size predicted from the smaller ones (validation), 95% PI",
+                 fontsize=9)
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
     ax.legend(ncol=2, framealpha=0.85, loc="upper left")
     return save(fig, stem)
