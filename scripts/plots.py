@@ -115,20 +115,31 @@ def copied_per_byte(points, stem, title):
 
 def cliff(panels, stem):
     """httpcore's overflow cliff: ns per byte against size, one panel per capacity width.
-    panels: [(title, N, t, threshold, PiecewiseFit or None)]."""
+    panels: [(title, N, t, threshold, PiecewiseFit or None)]. The x axis is the size in MiB, or,
+    when the panel spans less than 1% of its threshold, KiB past the threshold."""
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.4), squeeze=False)
     for ax, (title, N, t, L, fit) in zip(axes[0], panels):
         xs, med, el, eh = _spread(N, t, 1e9)
-        ax.errorbar(xs, med / xs, yerr=[el / xs, eh / xs], fmt="o", color=colour("httpcore"),
+        narrow = xs.max() - xs.min() < 0.01 * L
+        off, sc = (L, 1024.0) if narrow else (0.0, 2.0 ** 20)
+        X = (xs - off) / sc
+        # narrow: whole seconds, linear (each additive step adds its cost); else ns per byte, log
+        div = 1e9 * np.ones_like(xs) if narrow else xs
+        ax.errorbar(X, med / div, yerr=[el / div, eh / div], fmt="o", color=colour("httpcore"),
                     ms=4, capsize=2, label="measured (median, min-max)")
         if fit is not None and fit.ok:
-            g = np.linspace(xs.min(), xs.max(), 300)
-            ax.plot(g, [fit.predict(v)[0] * 1e9 / v for v in g], "--", color="0.3", lw=1,
-                    label="piecewise fit: " + fit.label())
-        ax.axvline(L, color="tab:red", lw=0.8, ls=":", label="overflow threshold %s" % _bytes(L))
-        ax.set_yscale("log")
-        ax.set_xlabel("payload size N (bytes)")
-        ax.set_ylabel("time per payload byte (ns/B)")
+            g = np.linspace(xs.min(), xs.max(), 400)
+            ax.plot((g - off) / sc, [fit.predict(v)[0] * 1e9 / (1e9 if narrow else v) for v in g],
+                    "--", color="0.3", lw=1, label="piecewise fit: " + fit.label())
+        ax.axvline((L - off) / sc, color="tab:red", lw=0.8, ls=":",
+                   label="overflow threshold %s" % _bytes(L))
+        if not narrow:
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
+        ax.set_xlabel("payload size N past %s (KiB)" % _bytes(L) if narrow
+                      else "payload size N (MiB)")
+        ax.set_ylabel("time to read the body (s)" if narrow else "time per payload byte (ns/B)")
         ax.set_title(title)
         ax.grid(True, which="both", lw=0.3, alpha=0.5)
         ax.legend(fontsize=7, framealpha=0.85)

@@ -483,11 +483,11 @@ def cliff_section(run, httpcore_row, stem):
             mN, mt = httpcore_row["series"]
             keep = mN >= FIT_MIN_SIZE
             N, t = np.concatenate([mN[keep], N]), np.concatenate([mt[keep], t])
-            near = N >= L / 2
+            near = N >= L
             fit = httpcore_row["fit"]
             val = httpcore_row["val"]
-            panels.append(("32-bit capacity (the real width), sizes from %s" % plots._bytes(
-                int(N[near].min())), N[near], t[near], L, fit))
+            panels.append(("32-bit capacity (the real width): at and just past 2^30",
+                           N[near], t[near], L, fit))
         else:
             fit = hbfit.PiecewiseFit(N, t, bits, READ)
             val = hbfit.validate(lambda n, tt: hbfit.PiecewiseFit(n, tt, bits, READ), N, t)

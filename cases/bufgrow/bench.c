@@ -578,10 +578,10 @@ int hb_bufgrow_register(const hb_options *opt)
     static const uint64_t cliff_full[] = {1 * MiB, 2 * MiB, 3 * MiB, 4 * MiB,
                                           4 * MiB + 256 * KiB, 5 * MiB, 6 * MiB, 8 * MiB};
     static const uint64_t cliff_smoke[] = {8 * KiB, 16 * KiB, 20 * KiB, 32 * KiB};
-    /* the real width just below and just past 2^30: 4 and 16 additive steps, each a fresh 1 GiB
+    /* the real width just below and just past 2^30: 4 and 8 additive steps, each a fresh 1 GiB
      * array and a copy of 1 GiB; what the per-step cost at 1.7 GB is predicted from */
     static const uint64_t cliff32_full[] = {1024 * MiB - 1 * MiB, 1024 * MiB + 16 * KiB,
-                                            1024 * MiB + 64 * KiB};
+                                            1024 * MiB + 32 * KiB};
 
     char buf[64];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->gen.seed);
