@@ -14,11 +14,14 @@ predicts):
               95% confidence interval from the fit's covariance (Student t, dof = points - 3);
               a prediction at N* carries a 95% prediction interval: the parameter uncertainty
               propagated through the model plus the scatter of one measurement.
-  piecewise   httpcore's ByteArrayBuffer: t(N) = a + b*N + c*X(N), where X(N) is the bytes copied by
-              the additive growth steps past the overflow threshold L = 2^(bits-2) (X = 0 below
-              it; above, k = ceil((N-L)/r) steps copying L + i*r bytes each, i = 0..k-1: the same
-              arithmetic as account_additive in cases/bufgrow/bufgrow.c). Linear in a, b, c: a
-              non-negative weighted least squares with relative weights.
+  piecewise   httpcore's ByteArrayBuffer: t(N) = a + b*N + d*[N > L] + c*X(N), where X(N) is the
+              bytes copied by the additive growth steps past the overflow threshold L =
+              2^(bits-2) (X = 0 below it; above, k = ceil((N-L)/r) steps copying L + i*r bytes
+              each, i = 0..k-1: the same arithmetic as account_additive in
+              cases/bufgrow/bufgrow.c), and d a one-off cost of crossing it (httpcore-heap's
+              first steps take fresh memory, the later ones reuse it); d is fitted only when
+              two sizes past L are measured. Linear in a, b, c, d: a non-negative weighted least
+              squares with relative weights.
 
 Validation: every fit is refitted without its largest measured size and asked to predict it;
 the relative error (predicted / measured median - 1) is reported. Errors beyond 25% are flagged
@@ -254,9 +257,10 @@ def additive_copies(N, bits, read):
 
 
 class PiecewiseFit:
-    """t = a + b*N + c*X(N) (X = additive_copies), non-negative a, b, c, relative weights.
-    Attributes: a (s), b (s/byte), c (s per byte copied past the threshold), step_s (the cost of
-    one additive step at the threshold, c*L), s (relative residual sd), ok, why."""
+    """t = a + b*N + d*[N > L] + c*X(N) (X = additive_copies), non-negative coefficients,
+    relative weights. Attributes: a (s), b (s/byte), c (s per byte copied past the threshold),
+    d (s, the one-off cost of crossing it), step_s (one additive step at the threshold, c*L),
+    s (relative residual sd), cov (of a, b, c, d), ok, why."""
 
     def __init__(self, N, t, bits, read):
         N, t = np.asarray(N, float), np.asarray(t, float)
@@ -266,20 +270,24 @@ class PiecewiseFit:
         if len(np.unique(N[X > 0])) < 1 or len(np.unique(N[X == 0])) < 2:
             self.why = "needs 2 sizes below the threshold and 1 above"
             return
-        A = np.column_stack([np.ones_like(N), N, X]) / t[:, None]
+        self.jump = len(np.unique(N[X > 0])) >= 2
+        cols = [np.ones_like(N), N, X] + ([(X > 0).astype(float)] if self.jump else [])
+        A = np.column_stack(cols) / t[:, None]
         res = optimize.lsq_linear(A, np.ones_like(t), bounds=(0, np.inf))
         self.p = res.x
-        self.dof = max(len(N) - 3, 0)
+        self.dof = max(len(N) - len(cols), 0)
         r = A @ self.p - 1
         self.s = math.sqrt(float(r @ r) / self.dof) if self.dof > 0 else float("nan")
         self.cov = np.linalg.pinv(A.T @ A) * self.s ** 2
         self.tq = stats.t.ppf(0.975, self.dof) if self.dof > 0 else float("inf")
-        self.a, self.b, self.c = (float(v) for v in self.p)
+        self.a, self.b, self.c = (float(v) for v in self.p[:3])
+        self.d = float(self.p[3]) if self.jump else 0.0
         self.step_s = self.c * self.L
         self.ok = True
 
     def predict(self, Nstar):
-        x = np.array([1.0, float(Nstar), float(additive_copies(Nstar, self.bits, self.read))])
+        X = float(additive_copies(Nstar, self.bits, self.read))
+        x = np.array([1.0, float(Nstar), X] + ([float(X > 0)] if self.jump else []))
         f = float(x @ self.p)
         var = float(x @ self.cov @ x) + (self.s * f) ** 2
         half = self.tq * math.sqrt(var)
@@ -288,8 +296,9 @@ class PiecewiseFit:
     def label(self):
         if not self.ok:
             return "no fit (%s)" % self.why
-        return "%.3g ns/B + %.3g ns per byte copied past 2^%d" % (
-            self.b * 1e9, self.c * 1e9, self.bits - 2)
+        return "%.3g ns/B + %.3g ns per byte copied past 2^%d%s" % (
+            self.b * 1e9, self.c * 1e9, self.bits - 2,
+            " + %s once past it" % fmt_time(self.d) if self.jump else "")
 
 
 # --- validation ---------------------------------------------------------------------------------

@@ -117,7 +117,7 @@ def cliff(panels, stem):
     """httpcore's overflow cliff: ns per byte against size, one panel per capacity width.
     panels: [(title, N, t, threshold, PiecewiseFit or None)]. The x axis is the size in MiB, or,
     when the panel spans less than 1% of its threshold, KiB past the threshold."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 4.4), squeeze=False)
     for ax, (title, N, t, L, fit) in zip(axes[0], panels):
         xs, med, el, eh = _spread(N, t, 1e9)
         narrow = xs.max() - xs.min() < 0.01 * L

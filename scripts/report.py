@@ -27,6 +27,7 @@ import plots  # noqa: E402
 from hbfit import fmt_time  # noqa: E402
 
 PROD_SIZE = 1_700_000_000  # the incident's body, decoded bytes
+HTTPCORE = ("httpcore", "httpcore-heap")  # the strategies fitted by the piecewise model
 PROD_ROWS = 100_000
 READ = 4096
 # bufgrow fits start past the last-level cache (32 MiB here): smaller bodies are written into
@@ -98,8 +99,8 @@ def fit_group(run, g):
             keep = N >= FIT_MIN_SMALL
         Nf, tf = N[keep], t[keep]
         fit = val = None
-        if g["key"].startswith("bufgrow") and s == "httpcore":
-            cN, ct = run.series("bufgrow-cliff", "httpcore", "size", width=32)
+        if g["key"].startswith("bufgrow") and s in HTTPCORE:
+            cN, ct = run.series("bufgrow-cliff", s, "size", width=32)
             if g["key"] == "bufgrow":
                 def make(n, tt, cN=cN, ct=ct):
                     return hbfit.PiecewiseFit(np.concatenate([n, cN]), np.concatenate([tt, ct]),
@@ -115,7 +116,7 @@ def fit_group(run, g):
                         val = dict(size=top, measured=m, predicted=p, low=lo, high=hi,
                                    error=p / m - 1)
             else:
-                ident = run.series("bufgrow", "httpcore", "size", read=READ)
+                ident = run.series("bufgrow", s, "size", read=READ)
                 keep_i = ident[0] >= g["fit_min"]
                 piece = hbfit.PiecewiseFit(np.concatenate([ident[0][keep_i], cN]),
                                            np.concatenate([ident[1][keep_i], ct]), 32, READ)
@@ -346,7 +347,7 @@ def main():
            "The copies each growth policy makes (the final gather or `toByteArray` copy "
            "included), from the `bytes_copied_per_byte` counter; for sizes the budget skipped, "
            "from the strategy's dry-run plan.", "", "![bytes copied](charts/%s)" % png, ""]
-    md += cliff_section(run, fits["bufgrow"].get("httpcore"), stem)
+    md += cliff_section(run, fits["bufgrow"], stem)
 
     # --- rfc3339 ---
     g = next(x for x in GROUPS if x["key"] == "rfc3339")
@@ -435,7 +436,8 @@ def main():
            "- Medians of the repetitions; CV = sample standard deviation / mean, flagged over 10%.",
            "- Fitted model `t(N) = a + b*N^k` (a >= 0), least squares on log t so every point "
            "weighs by its relative error; k's 95% confidence interval from the fit's covariance "
-           "(Student t). `httpcore`: the piecewise model `t = a + b*N + c*X(N)`, X the bytes "
+           "(Student t). `httpcore` and `httpcore-heap`: the piecewise model "
+           "`t = a + b*N + d*[N > 2^30] + c*X(N)`, X the bytes "
            "copied by the additive steps past 2^30 (zero below), fitted on its main family and the "
            "32-bit cliff sizes just past 2^30.",
            "- Predictions at the production size carry 95% prediction intervals (parameter "
@@ -465,20 +467,26 @@ def _rows_of(run, family):
     return int(n) if n else PROD_ROWS
 
 
-def cliff_section(run, httpcore_row, stem):
+def cliff_section(run, rows_by_strategy, stem):
     md = ["### The httpcore cliff", "",
           "`httpcore` models ByteArrayBuffer's `int` capacity: doubling until `capacity << 1` "
           "overflows, then growth to exactly what is needed, one read at a time, each step "
           "copying the whole array. `bufgrow-cliff/httpcore/width:24` narrows the capacity to 24 "
           "bits so the overflow (past 4 MiB) shows at sizes small enough to run; `width:32` is "
-          "the real width just below and just past 2^30.", ""]
-    panels, rows = [], ["| width | threshold | per additive step (at the threshold) | "
-                        "piecewise fit | leave-largest-out error |", "|---|---|---|---|---|"]
-    for bits in (24, 32):
-        N, t = run.series("bufgrow-cliff", "httpcore", "size", width=bits)
+          "the real width just below and just past 2^30. Each new array is fresh memory from "
+          "malloc (page faults on every page). `httpcore-heap` is the same arithmetic on a "
+          "JVM-like heap: a dead array's memory is reused for a later one and zeroed, as a "
+          "`new byte[]` is, so its steady steps pay zeroing and copying but no page faults. The "
+          "real JVM should lie between the two.", ""]
+    panels, rows = [], ["| strategy | width | threshold | per additive step (at the threshold) "
+                        "| piecewise fit | leave-largest-out error |",
+                        "|---|---|---|---|---|---|"]
+    for strategy, bits in (("httpcore", 24), ("httpcore", 32), ("httpcore-heap", 32)):
+        N, t = run.series("bufgrow-cliff", strategy, "size", width=bits)
         if len(N) == 0:
             continue
         L = 2 ** (bits - 2)
+        httpcore_row = rows_by_strategy.get(strategy)
         if bits == 32 and httpcore_row is not None:
             mN, mt = httpcore_row["series"]
             keep = mN >= FIT_MIN_SIZE
@@ -486,8 +494,8 @@ def cliff_section(run, httpcore_row, stem):
             near = N >= L
             fit = httpcore_row["fit"]
             val = httpcore_row["val"]
-            panels.append(("32-bit capacity (the real width): at and just past 2^30",
-                           N[near], t[near], L, fit))
+            panels.append(("%s, 32-bit capacity (the real width): at and just past 2^30"
+                           % strategy, N[near], t[near], L, fit))
         else:
             fit = hbfit.PiecewiseFit(N, t, bits, READ)
             val = hbfit.validate(lambda n, tt: hbfit.PiecewiseFit(n, tt, bits, READ), N, t)
@@ -503,7 +511,8 @@ def cliff_section(run, httpcore_row, stem):
         ve = "-" if val is None else "%+.1f%% at %d B%s" % (
             100 * val["error"], val["size"],
             " **FLAGGED**" if abs(val["error"]) > hbfit.VALIDATION_LIMIT else "")
-        rows.append("| %d | %s | %s | %s | %s |" % (bits, plots._bytes(L), step, lab, ve))
+        rows.append("| `%s` | %d | %s | %s | %s | %s |" % (strategy, bits, plots._bytes(L), step,
+                                                          lab, ve))
     if panels:
         png = plots.cliff(panels, stem("bufgrow-cliff"))
         md += rows + ["", "![httpcore cliff](charts/%s)" % png, ""]
