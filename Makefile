@@ -2,7 +2,10 @@
 #   make            build the tools (build/hotbench, build/hotbench-gen, build/hotbench-decode)
 #   make test       install missing packages, build with -Werror, run the unit and CLI tests and
 #                   every benchmark once on small inputs; then the same tests under ASan + UBSan
-#   make bench      the full suite with the 1.7 GB payloads; writes results/runs/<time>-<sha>.json
+#   make bench      the full suite with the 1.7 GB payloads; writes results/runs/<time>-<sha>.json,
+#                   then the report
+#   make report     results/REPORT.md and its charts (results/charts/) from the latest run
+#   make reference  copy the latest run into results/reference/ and write its report there
 #   make clean      remove the build trees (generated inputs in data/ are kept)
 BUILD      ?= build
 TEST_BUILD ?= build-test
@@ -11,8 +14,10 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_GEN   = cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # Extra arguments for hotbench in `make bench`, e.g. BENCH_ARGS='--benchmark_filter=bufgrow/'
 BENCH_ARGS ?=
+# Where `make report` writes REPORT.md and charts/ (results/reference holds the committed one)
+REPORT_DIR ?= results
 
-.PHONY: all deps build test bench clean
+.PHONY: all deps build test bench report reference clean
 
 all: build
 
@@ -24,7 +29,7 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: deps
-	@$(CMAKE_GEN) -B $(TEST_BUILD) -DHB_WERROR=ON >/dev/null
+	@$(CMAKE_GEN) -B $(TEST_BUILD) -DHB_WERROR=ON -DHB_TEST_HOOKS=ON >/dev/null
 	@cmake --build $(TEST_BUILD) -j $(JOBS)
 	cd $(TEST_BUILD) && ctest --output-on-failure
 	@$(CMAKE_GEN) -B $(ASAN_BUILD) -DHB_WERROR=ON -DHB_SANITIZE=ON >/dev/null
@@ -33,6 +38,75 @@ test: deps
 
 bench: build
 	@scripts/bench.sh $(BUILD)/hotbench $(BENCH_ARGS)
+	@scripts/e2e.sh $(E2E_ARGS) $(BUILD)
+	@# peers (issue 7): the real libraries beside the C models, when their runtimes are installed
+	@if /usr/bin/python3 scripts/peers.py --check 2>/dev/null; then \
+	    $(MAKE) --no-print-directory bench-peers; \
+	else echo "peers: runtimes not installed, run scripts/deps.sh --peers"; fi
+	@$(MAKE) --no-print-directory report
+
+report: deps
+	@/usr/bin/python3 scripts/report.py --out $(REPORT_DIR)
+
+# The committed reference: the latest run's JSON files copied into results/reference/ (so the
+# report there can be regenerated from what is committed) and its report written beside them.
+reference: deps
+	@test -e results/latest.json || { echo "make reference: no run yet: make bench first" >&2; exit 1; }
+	@mkdir -p results/reference
+	cp -L results/latest.json results/reference/run.json
+	@if [ -e results/e2e-latest.json ]; then cp -L results/e2e-latest.json results/reference/e2e.json; fi
+	@if [ -e results/peers-latest.json ]; then cp -L results/peers-latest.json results/reference/peers.json; fi
+	@rm -rf results/reference/charts
+	@/usr/bin/python3 scripts/report.py --run results/reference/run.json \
+	    --e2e results/reference/e2e.json --peers results/reference/peers.json --out results/reference
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD) $(ASAN_BUILD)
+
+# --- peers (issue 7): the real libraries of the three incidents, on the C models' inputs --------
+#   make bench-peers   Apache httpcore 4.4 + JDK 17, java.time, Ruby's Ox/LibXML/Nokogiri/REXML and
+#                      Python's ElementTree, each checked against the C reference, then timed
+#                      (in-process and with hyperfine); writes results/runs/<time>-<sha>-peers.json
+#                      and results/peers-latest.json. Needs `scripts/deps.sh --peers`; ~8 minutes,
+#                      ~3 GB more of inputs in data/peers/ and a 6 GiB Java heap.
+.PHONY: bench-peers
+bench-peers: build
+	@/usr/bin/python3 scripts/peers.py --build $(BUILD)
+
+# --- the CI regression gate (issue 6) ----------------------------------------------------------
+#   make bench-ci   about 1.5 minutes on 2 cores: every case and strategy at small and medium
+#                   sizes (no 1.7 GB body), 5 repetitions, plus instruction counts of the small
+#                   sizes under callgrind; compares with results/baseline/, prints the table
+#                   (speed relative to each group's reference row, complexity fits, instruction
+#                   counts) and exits 1 only on a "regressed" verdict. Writes
+#                   results/runs/<UTC>-ci/: run.json (google-benchmark JSON), bmf.json (Bencher
+#                   Metric Format), instructions.json, gate.txt (the table).
+#   make baseline   records results/baseline/ (two measurements and the environment's
+#                   fingerprint) with the same build, about 3.5 minutes; commit it. GATE_ARGS
+#                   passes options to scripts/gate.py (scripts/gate.py ci --help lists them).
+# The gate builds its own tree (CI_BUILD): release flags, no test hooks, no sanitizers.
+CI_BUILD  ?= build-ci
+GATE_ARGS ?=
+.PHONY: bench-ci baseline build-ci
+
+build-ci: deps
+	@$(CMAKE_GEN) -B $(CI_BUILD) -DHB_TESTS=OFF -DHB_TEST_HOOKS=OFF -DHB_SANITIZE=OFF >/dev/null
+	@cmake --build $(CI_BUILD) -j $(JOBS)
+
+bench-ci: build-ci
+	@/usr/bin/python3 scripts/gate.py ci --build $(CI_BUILD) $(GATE_ARGS)
+
+baseline: build-ci
+	@/usr/bin/python3 scripts/gate.py baseline --build $(CI_BUILD) $(GATE_ARGS)
+
+# --- whole-process runs (issue 5): hyperfine times the tools as processes ----------------------
+#   make bench-e2e     hotbench-gen at its default sizes and hotbench-decode on the 1.7 GB bodies
+#                      (every strategy but the quadratic ones), the 100k timestamps and the 300 x 20
+#                      response, outputs checked first; writes results/runs/<time>-<sha>-e2e.json
+#                      and results/e2e-latest.json. About 10 minutes on 2 cores; `make bench` runs
+#                      it after bench.sh (a failure stops `make bench` before the report).
+#                      Options: E2E_ARGS='--runs 5' (see scripts/e2e.sh --help).
+E2E_ARGS ?=
+.PHONY: bench-e2e
+bench-e2e: build
+	@scripts/e2e.sh $(E2E_ARGS) $(BUILD)

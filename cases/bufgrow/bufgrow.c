@@ -14,6 +14,7 @@
 
 #include "hb_bufgrow.h"
 #include "hb_err.h"
+#include "hb_testhook.h" /* TEST-ONLY injections (HB_TEST_HOOKS builds) */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@
 #define RESERVE_MAX (UINT64_C(1) << 47)   /* 128 TiB: the x86-64 user address space */
 #define BLOCKS_INITIAL 16                 /* block-list: first size of the pointer array */
 #define MiB (UINT64_C(1) << 20)
+#define HEAP_REGION (UINT64_C(2) << 20) /* httpcore-heap: G1's region size for a 6 GiB heap */
 
 /* The growth arithmetic of each strategy (hb_sink.policy). */
 enum policy {
@@ -57,6 +59,7 @@ enum policy {
     POL_BLOCKS,
     POL_MMAP,
     POL_MMAP_HUGE,
+    POL_HTTPCORE_HEAP, /* httpcore's arithmetic; arrays from a recycling heap (KIND_HEAP) */
 };
 
 /* How a growth obtains memory. */
@@ -64,6 +67,8 @@ enum kind {
     KIND_MALLOC,  /* allocate new, copy len bytes, free old: the JVM's new byte[] + arraycopy */
     KIND_REALLOC, /* realloc: glibc copies, extends in place, or mremaps */
     KIND_COMMIT,  /* mprotect more of a reservation: never copies */
+    KIND_HEAP,    /* as KIND_MALLOC, but the old array's memory is kept for a later new array
+                     (a JVM heap: no fresh pages, so no page faults; new arrays zeroed) */
 };
 
 /* --- small arithmetic ----------------------------------------------------------------------- */
@@ -96,9 +101,17 @@ static int fits_size(uint64_t v)
 
 /* --- the policies --------------------------------------------------------------------------- */
 
+/* httpcore-heap grows by httpcore's arithmetic: only its memory differs (policy_kind). */
+static int base_policy(int pol)
+{
+    return pol == POL_HTTPCORE_HEAP ? POL_HTTPCORE : pol;
+}
+
 static int policy_kind(int pol)
 {
     switch (pol) {
+    case POL_HTTPCORE_HEAP:
+        return KIND_HEAP;
     case POL_REALLOC2:
     case POL_SDS:
         return KIND_REALLOC;
@@ -113,6 +126,7 @@ static int policy_kind(int pol)
 /* The Java models, whose new byte[] is zeroed (cfg.zero_fill). */
 static int policy_zero_fills(int pol)
 {
+    pol = base_policy(pol);
     return pol == POL_HTTPCORE || pol == POL_ADDITIVE || pol == POL_DOUBLING ||
            pol == POL_GROWTH15 || pol == POL_BLOCKS;
 }
@@ -120,7 +134,7 @@ static int policy_zero_fills(int pol)
 /* httpcore's EntityUtils.toByteArray ends with ByteArrayBuffer.toByteArray(): a copy of len. */
 static int policy_final_copy(int pol)
 {
-    return pol == POL_HTTPCORE;
+    return base_policy(pol) == POL_HTTPCORE;
 }
 
 static uint64_t granule(int pol)
@@ -180,7 +194,7 @@ static int shift_overflows(uint64_t cap, int bits, uint64_t *shifted)
 /* The capacity init allocates (0: none). */
 static uint64_t initial_capacity(int pol, const hb_sink_config *c)
 {
-    switch (pol) {
+    switch (base_policy(pol)) {
     case POL_EXACT:
         return c->size_hint;
     case POL_SDS:
@@ -201,7 +215,7 @@ static int next_capacity(int pol, const hb_sink_config *c, uint64_t cap, uint64_
                          uint64_t *out)
 {
     uint64_t v = 0;
-    switch (pol) {
+    switch (base_policy(pol)) {
     case POL_EXACT: /* the Content-Length was a lie */
         return HB_ELIMIT;
     case POL_HTTPCORE:
@@ -219,11 +233,19 @@ static int next_capacity(int pol, const hb_sink_config *c, uint64_t cap, uint64_
         if (cap > UINT64_MAX / 2)
             return HB_ENOMEM;
         v = max_u64(cap * 2, needed);
+#ifdef HB_TEST_HOOKS
+        if (pol == POL_DOUBLING && HB_INJECTED("growth")) /* TEST-ONLY: growth factor 1.25 */
+            v = max_u64(cap + cap / 4, needed);
+#endif
         break;
     case POL_GROWTH15:
         if (cap > UINT64_MAX / 2)
             return HB_ENOMEM;
         v = max_u64(cap + cap / 2, needed);
+#ifdef HB_TEST_HOOKS
+        if (HB_INJECTED("quadratic")) /* TEST-ONLY: grow to what is needed, O(n^2) copies */
+            v = needed;
+#endif
         break;
     case POL_SDS:
         /* sdsMakeRoomFor: newlen = len + addlen, doubled below SDS_MAX_PREALLOC, else + it */
@@ -254,7 +276,7 @@ static int grows_additively(int pol, const hb_sink_config *c, uint64_t cap)
 {
     if (pol == POL_ADDITIVE)
         return 1;
-    if (pol == POL_HTTPCORE)
+    if (base_policy(pol) == POL_HTTPCORE)
         return cap >= UINT64_C(1) << (c->capacity_bits - 2);
     return 0;
 }
@@ -390,6 +412,49 @@ static int commit_init(hb_sink *s, int pol)
     return HB_OK;
 }
 
+/* httpcore-heap's memory, modelled on a JVM heap: an array occupies whole regions (G1 gives an
+ * array over half a region its own run of regions, a "humongous" object), and the regions of a
+ * dead array are reused by a later one rather than returned to the kernel. The sink keeps the
+ * last dead array's block as the spare: a new array that fits in it reuses its memory, already
+ * mapped, so the step costs what Java's does - zero the new array (a new byte[] is zeroed) and
+ * copy - with no page faults; a larger one takes fresh memory and the smaller spare is freed.
+ * In the additive phase the two blocks alternate, and a fresh block is needed every region /
+ * read_size steps. Returns the array (its block's size in *block) or NULL. */
+static uint8_t *heap_alloc(hb_sink *s, uint64_t cap, uint64_t *block)
+{
+    uint8_t *b;
+    if (s->spare && s->spare_size >= cap) {
+        b = s->spare;
+        *block = s->spare_size;
+        s->spare = NULL;
+        s->spare_size = 0;
+    } else {
+        uint64_t want = (cap + HEAP_REGION - 1) / HEAP_REGION * HEAP_REGION;
+        if (want < cap || !fits_size(want))
+            return NULL;
+        b = malloc((size_t)want);
+        if (!b)
+            return NULL;
+        *block = want;
+    }
+    memset(b, 0, (size_t)cap);
+    return b;
+}
+
+/* The array at b (block bytes) is dead: keep the larger of it and the spare, free the other. */
+static void heap_free(hb_sink *s, uint8_t *b, uint64_t block)
+{
+    if (!b)
+        return;
+    if (s->spare && s->spare_size >= block) {
+        free(b);
+        return;
+    }
+    free(s->spare);
+    s->spare = b;
+    s->spare_size = block;
+}
+
 /* Common init of the linear sinks: the first array as the modelled library allocates it. */
 static int lin_init(hb_sink *s)
 {
@@ -401,7 +466,10 @@ static int lin_init(hb_sink *s)
     if (cap > 0) {
         if (!fits_size(cap))
             return HB_ENOMEM;
-        s->buf = malloc((size_t)cap);
+        if (policy_kind(pol) == KIND_HEAP)
+            s->buf = heap_alloc(s, cap, &s->block);
+        else
+            s->buf = malloc((size_t)cap);
         if (!s->buf)
             return HB_ENOMEM;
         if (s->cfg.zero_fill && policy_zero_fills(pol))
@@ -426,6 +494,16 @@ static int lin_grow(hb_sink *s, uint64_t cap)
         if (!b)
             return HB_ENOMEM;
         s->buf = b;
+    } else if (kind == KIND_HEAP) {
+        uint64_t block;
+        uint8_t *b = heap_alloc(s, cap, &block); /* zeroed, as a new byte[] */
+        if (!b)
+            return HB_ENOMEM;
+        if (s->len)
+            memcpy(b, s->buf, (size_t)s->len);
+        heap_free(s, s->buf, s->block);
+        s->buf = b;
+        s->block = block;
     } else {
         uint8_t *b = malloc((size_t)cap);
         if (!b)
@@ -484,6 +562,8 @@ static int lin_finish(hb_sink *s)
             memcpy(r, s->buf, (size_t)s->len);
         account_final(&s->stats, s->size, s->len);
         free(s->buf); /* the ByteArrayBuffer becomes garbage */
+        free(s->spare);
+        s->spare = NULL;
         s->buf = NULL;
         s->size = 0;
         s->result = r;
@@ -515,6 +595,7 @@ static void lin_release(hb_sink *s)
         unpoison(s->buf, s->size);
         free(s->buf);
     }
+    free(s->spare);
 }
 
 /* The dry run of a linear policy: appends of exactly read_size, jumping from growth to growth,
@@ -761,6 +842,8 @@ const hb_sink_strategy hb_sink_strategies[] = {
      lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_MMAP,      1, 0},
     {"mmap-reserve-huge",    "mmap-reserve + madvise(MADV_HUGEPAGE), 2 MiB-aligned and steps",
      lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_MMAP_HUGE, 1, 0},
+    {"httpcore-heap",        "httpcore on a JVM-like heap: dead arrays' memory reused, new ones zeroed",
+     lin_init,    lin_append,    lin_finish,    lin_release,    lin_plan,    POL_HTTPCORE_HEAP, 2, 0},
 };
 /* clang-format on */
 

@@ -106,6 +106,9 @@ typedef struct hb_sink {
     uint64_t blocks_cap; /* block-list: room in blocks[] (grows by doubling) */
     uint64_t reserved;   /* mmap-reserve: bytes of address space mapped at buf */
     uint8_t *result;     /* the contiguous result once finished (may be buf) */
+    uint64_t block;      /* httpcore-heap: bytes of the heap block at buf (>= size) */
+    uint8_t *spare;      /* httpcore-heap: a dead array's block kept for reuse, or NULL */
+    uint64_t spare_size; /* its bytes */
     hb_sink_stats stats;
 } hb_sink;
 
