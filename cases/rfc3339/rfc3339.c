@@ -13,6 +13,7 @@
  *                   swar code on other CPUs; simd-sse4.1 and simd-avx2 name a level explicitly
  */
 #include "rfc3339_impl.h"
+#include "hb_testhook.h" /* TEST-ONLY injections (HB_TEST_HOOKS builds) */
 
 #include <errno.h>
 #include <stdio.h>
@@ -477,7 +478,22 @@ HB_BATCH(batch_strtoll, parse_strtoll)
 HB_BATCH(batch_strptime, parse_strptime)
 HB_BATCH(batch_sscanf, parse_sscanf)
 HB_BATCH(batch_scalar, parse_scalar)
+#ifndef HB_TEST_HOOKS
 HB_BATCH(batch_swar, swar_parse)
+#else
+/* TEST-ONLY (harness/hb_testhook.h): HB_INJECT=parser parses every fifth timestamp twice. */
+HB_BATCH(batch_swar_once, swar_parse)
+static size_t batch_swar(const char *base, const hb_rfc3339_span *spans, size_t n,
+                         hb_rfc3339_time *out)
+{
+    size_t bad = batch_swar_once(base, spans, n, out);
+    if (HB_INJECTED("parser"))
+        for (size_t i = 0; i < n; i += 5)
+            if (swar_parse(base + spans[i].off, spans[i].len, &out[i]) != HB_OK)
+                hb_ts_bad(&out[i]);
+    return bad;
+}
+#endif
 
 /* ---- simd: run-time dispatch ------------------------------------------------------------------
  */
