@@ -6,12 +6,13 @@ Used by the report (scripts/report.py), the plots (scripts/plots.py) and the CI 
 Models, beyond google-benchmark's Big-O (which fits t = c*g(N) through the origin and never
 predicts):
 
-  power       t(N) = a + b*N^k, a >= 0, b > 0, fitted on log t, so every point weighs by its
-              relative error (timing noise is multiplicative), with a soft-L1 loss: a repetition
-              several times slower than its siblings (first touch of fresh memory at 1.7 GB on
-              these VMs does that about once in three) is not allowed to bend the curve; the
-              scatter s is the residuals' MAD scaled to a standard deviation. k is reported with a
-              95% confidence interval from the fit's covariance (Student t, dof = points - 3);
+  power       t(N) = a + b*N^k, a >= 0, b > 0 (a = 0 below 4 sizes), fitted by least squares on
+              the log of each size's median time: relative errors (timing noise is
+              multiplicative), one point per size (repetitions share a size's cache and page
+              state, so they are not independent; the median also ignores the repetition that
+              first touch of fresh memory at 1.7 GB makes several times slower about once in
+              three on these VMs). k is reported with a 95% confidence interval from the fit's
+              covariance (Student t, dof = sizes - parameters);
               a prediction at N* carries a 95% prediction interval: the parameter uncertainty
               propagated through the model plus the scatter of one measurement.
   piecewise   httpcore's ByteArrayBuffer: t(N) = a + b*N + d*[N > L] + c*X(N), where X(N) is the
@@ -38,7 +39,6 @@ import numpy as np
 from scipy import optimize, stats
 
 VALIDATION_LIMIT = 0.25  # a prediction whose leave-largest-out error exceeds this is flagged
-ROBUST_SCALE = 0.1  # log-residuals beyond ~10% weigh linearly, not quadratically (soft L1)
 TIME_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -161,12 +161,14 @@ def medians(N, t):
 # --- the power model ----------------------------------------------------------------------------
 
 class PowerFit:
-    """t = a + b*N^k fitted on log t. Attributes: a, b, k (seconds, seconds/unit^k, exponent),
-    k_ci (95% interval), dof, s (residual standard deviation of log t), n_sizes, ok, why."""
+    """t = a + b*N^k fitted on the log of each size's median time. Attributes: a, b, k (seconds,
+    seconds/unit^k, exponent), k_ci (95% interval), at_bound (k stuck at a bound of k_bounds: the
+    model does not describe the data), dof (sizes - parameters), s (residual standard deviation
+    of log t), n_sizes, ok, why."""
 
     def __init__(self, N, t, k_bounds=(0.2, 3.5), with_constant=True):
         N, t = np.asarray(N, float), np.asarray(t, float)
-        keep = (N > 0) & (t > 0)
+        keep = (N > 0) & (t > 0) & np.isfinite(N) & np.isfinite(t)
         N, t = N[keep], t[keep]
         self.n_sizes = len(np.unique(N))
         self.n_points = len(N)
@@ -177,8 +179,11 @@ class PowerFit:
             self.why = "fewer than 3 sizes"
             return
         self.nmax, self.nmin = float(N.max()), float(N.min())
-        x, y = N / self.nmax, np.log(t)
-        xs, ms = medians(x, t)
+        # Repetitions of one size share its caches and page state: they are not independent
+        # draws of the model's error, so the fit and its uncertainty use one point per size
+        # (the median, which also ignores the odd slow repetition) and dof = sizes - parameters.
+        xs, ms = medians(N / self.nmax, t)
+        y = np.log(ms)
         k0 = float(np.clip(np.log(ms[-1] / ms[-2]) / np.log(xs[-1] / xs[-2]), *k_bounds))
         if self.with_constant:
             def model(p, x):
@@ -190,26 +195,19 @@ class PowerFit:
                 return p[0] + p[1] * np.log(x)
             p0 = [np.log(ms[-1]), k0]
             lo, hi = [-np.inf, k_bounds[0]], [np.inf, k_bounds[1]]
-        res = optimize.least_squares(lambda p: model(p, x) - y, p0, bounds=(lo, hi),
-                                     x_scale="jac", max_nfev=20000, loss="soft_l1",
-                                     f_scale=ROBUST_SCALE)
+        res = optimize.least_squares(lambda p: model(p, xs) - y, p0, bounds=(lo, hi),
+                                     x_scale="jac", max_nfev=20000)
         self._model, self.p = model, res.x
-        self.dof = max(self.n_points - npar, 0)
-        r = model(res.x, x) - y
-        # the scatter of one measurement, robustly: 1.4826 * MAD is the sd of normal residuals
-        # and ignores the odd repetition that is several times slower
-        mad = 1.4826 * float(np.median(np.abs(r - np.median(r))))
-        self.s = max(mad, 1e-3) * math.sqrt(self.n_points / self.dof) if self.dof > 0 \
-            else float("nan")
+        self.dof = self.n_sizes - npar
+        r = model(res.x, xs) - y
+        self.s = math.sqrt(float(r @ r) / self.dof)
         J = res.jac
-        try:
-            self.cov = np.linalg.pinv(J.T @ J) * (self.s ** 2 if self.dof > 0 else np.nan)
-        except np.linalg.LinAlgError:
-            self.cov = np.full((npar, npar), np.nan)
-        self.tq = stats.t.ppf(0.975, self.dof) if self.dof > 0 else float("inf")
+        self.cov = np.linalg.pinv(J.T @ J) * self.s ** 2
+        self.tq = float(stats.t.ppf(0.975, self.dof))
         ik = 2 if self.with_constant else 1
         self.k = float(self.p[ik])
-        se_k = math.sqrt(max(self.cov[ik, ik], 0.0)) if np.isfinite(self.cov[ik, ik]) else math.inf
+        self.at_bound = min(abs(self.k - k_bounds[0]), abs(self.k - k_bounds[1])) < 1e-3
+        se_k = math.sqrt(max(float(self.cov[ik, ik]), 0.0))
         self.k_ci = (self.k - self.tq * se_k, self.k + self.tq * se_k)
         scale = math.exp(self.p[0])
         # back to t = a + b*N^k in the caller's units
@@ -235,7 +233,8 @@ class PowerFit:
     def label(self):
         if not self.ok:
             return "no fit (%s)" % self.why
-        return "k=%.2f [%.2f, %.2f]" % (self.k, *self.k_ci)
+        return "k=%.2f [%.2f, %.2f]%s" % (self.k, *self.k_ci,
+                                          " (at its bound: no power law)" if self.at_bound else "")
 
 
 def _exp(v):
@@ -264,6 +263,8 @@ class PiecewiseFit:
 
     def __init__(self, N, t, bits, read):
         N, t = np.asarray(N, float), np.asarray(t, float)
+        keep = (N > 0) & (t > 0) & np.isfinite(N) & np.isfinite(t)
+        N, t = medians(N[keep], t[keep])  # one point per size, as PowerFit
         self.bits, self.read, self.L = bits, read, float(2 ** (bits - 2))
         X = additive_copies(N, bits, read)
         self.n_points, self.ok, self.why = len(N), False, ""
@@ -272,10 +273,13 @@ class PiecewiseFit:
             return
         self.jump = len(np.unique(N[X > 0])) >= 2
         cols = [np.ones_like(N), N, X] + ([(X > 0).astype(float)] if self.jump else [])
+        if len(N) <= len(cols):
+            self.why = "as many parameters as sizes: no interval"
+            return
         A = np.column_stack(cols) / t[:, None]
         res = optimize.lsq_linear(A, np.ones_like(t), bounds=(0, np.inf))
         self.p = res.x
-        self.dof = max(len(N) - len(cols), 0)
+        self.dof = len(N) - len(cols)
         r = A @ self.p - 1
         self.s = math.sqrt(float(r @ r) / self.dof) if self.dof > 0 else float("nan")
         self.cov = np.linalg.pinv(A.T @ A) * self.s ** 2
@@ -298,7 +302,28 @@ class PiecewiseFit:
             return "no fit (%s)" % self.why
         return "%.3g ns/B + %.3g ns per byte copied past 2^%d%s" % (
             self.b * 1e9, self.c * 1e9, self.bits - 2,
-            " + %s once past it" % fmt_time(self.d) if self.jump else "")
+            " + %s once past it" % fmt_time(self.d) if self.jump and self.d > 1e-6 else "")
+
+
+def httpcore_fit(run, strategy, bits=32, read=4096, fit_min=64 << 20, leave_out_largest=False):
+    """The piecewise fit of an httpcore model (strategy "httpcore" or "httpcore-heap") from its
+    main family's sizes from fit_min up (bufgrow/<strategy>/size:N/read:<read>) and its cliff
+    sizes around 2^(bits-2) (bufgrow-cliff/<strategy>/width:<bits>/size:N). With
+    leave_out_largest the largest cliff size is left out (the validation refit). Returns the
+    PiecewiseFit (check .ok) and the (N, t) arrays it was given."""
+    mN, mt = run.series("bufgrow", strategy, "size", read=read)
+    keep = mN >= fit_min
+    cN, ct = run.series("bufgrow-cliff", strategy, "size", width=bits)
+    if leave_out_largest and len(cN):
+        cN, ct = cN[cN < cN.max()], ct[cN < cN.max()]
+    N, t = np.concatenate([mN[keep], cN]), np.concatenate([mt[keep], ct])
+    return PiecewiseFit(N, t, bits, read), (N, t)
+
+
+def step_interval(fit):
+    """One additive step at the threshold, c * L, and its 95% confidence interval (seconds)."""
+    se = fit.tq * math.sqrt(max(float(fit.cov[2, 2]), 0.0)) * fit.L
+    return fit.step_s, max(fit.step_s - se, 0.0), fit.step_s + se
 
 
 # --- validation ---------------------------------------------------------------------------------
@@ -311,10 +336,12 @@ def validate(make_fit, N, t):
     if len(np.unique(N)) < 2:
         return None
     top = N.max()
+    measured = float(np.median(t[N == top]))
+    if not (measured > 0 and np.isfinite(measured)):
+        return None
     fit = make_fit(N[N < top], t[N < top])
     if not fit.ok:
         return None
-    measured = float(np.median(t[N == top]))
     pred, lo, hi = fit.predict(top)
     return dict(size=top, measured=measured, predicted=pred, low=lo, high=hi,
                 error=pred / measured - 1)

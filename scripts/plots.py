@@ -50,7 +50,10 @@ def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=
             marklabel=None, items_per_n=1.0, plain_x=False):
     """Two panels: time per iteration against N, and time per item against N, the items being
     N * items_per_n (e.g. tags per volume times 300 volumes), scaled by per_scale (1e9: ns).
-    series: {strategy: (N, t seconds)}; fits: {strategy: PowerFit}; xmark: the production N."""
+    series: {strategy: (N, t seconds)}; fits: {strategy: PowerFit}; xmark: the production N.
+    Returns None (draws nothing) when no series has a point."""
+    if not any(len(N) for N, _ in series.values()):
+        return None
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6 + 0.16 * ((len(series) + 2) // 3)))
     for s, (N, t) in series.items():
         if len(N) == 0:
@@ -94,7 +97,10 @@ def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=
 
 def copied_per_byte(points, stem, title):
     """Bytes copied by growth per payload byte against size. points: {strategy: (N, ratio,
-    predicted flags)}; predicted points (from the dry-run plan of a skipped size) hollow."""
+    predicted flags)}; predicted points (from the dry-run plan of a skipped size) hollow.
+    Returns None when there is nothing to draw."""
+    if not any(len(v[0]) for v in points.values()):
+        return None
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     for s, (N, r, pred) in points.items():
         c = colour(s)
@@ -142,7 +148,8 @@ def cliff(panels, stem):
         ax.set_ylabel("time to read the body (s)" if narrow else "time per payload byte (ns/B)")
         ax.set_title(title)
         ax.grid(True, which="both", lw=0.3, alpha=0.5)
-        ax.legend(fontsize=7, framealpha=0.85)
+        ax.legend(fontsize=6.5, framealpha=0.9, loc="upper left")
+    fig.tight_layout()
     return save(fig, stem)
 
 
@@ -150,6 +157,9 @@ def extrapolation(lines, stem, target, title):
     """Every strategy carried to the production size. lines: {strategy: (N, t, fit)} where fit
     has predict(N) -> (median, lo, hi). Measured medians solid, the model from the largest measured
     size to target dashed inside its 95% prediction band, the prediction at target a hollow mark."""
+    if not any((l[2] is not None and l[2].ok) or (len(l[0]) and max(l[0]) >= target)
+               for l in lines.values()):
+        return None
     fig, ax = plt.subplots(figsize=(9, 5.4))
     for j, (s, line) in enumerate(lines.items()):
         N, t, fit = line[:3]
@@ -193,7 +203,9 @@ def extrapolation(lines, stem, target, title):
 
 def bars(items, stem, title, ylabel, baseline=None):
     """Horizontal bars, one per strategy, the median with min-max whiskers.
-    items: [(strategy, values)] in the order drawn (top first)."""
+    items: [(strategy, values)] in the order drawn (top first). None when items is empty."""
+    if not items:
+        return None
     fig, ax = plt.subplots(figsize=(8, 0.38 * len(items) + 1.4))
     names = [s for s, _ in items]
     med = np.array([np.median(v) for _, v in items])
@@ -217,7 +229,9 @@ def bars(items, stem, title, ylabel, baseline=None):
 
 def lines(series, stem, title, xlabel, ylabel, logx=False, logy=True, xticks=None):
     """One line per strategy of a per-item figure against a parameter.
-    series: {strategy: (x, values per repetition list)}."""
+    series: {strategy: (x, values per repetition list)}. None when series is empty."""
+    if not any(len(v[0]) for v in series.values()):
+        return None
     fig, ax = plt.subplots(figsize=(8, 4.6))
     for s, (x, v) in series.items():
         x = np.asarray(x, float)

@@ -167,8 +167,8 @@ def table(run, g, fits):
         t = prod_time(r)
         if r["measured"]:
             med = fmt_time(t)
-            cv = "%.1f%%%s" % (100 * r["summary"]["cv"], " (noisy)" if r["summary"]["cv"] > 0.10
-                               else "")
+            cv = "-" if r["summary"]["n"] < 2 else "%.1f%%%s" % (
+                100 * r["summary"]["cv"], " (noisy)" if r["summary"]["cv"] > 0.10 else "")
         elif "predicted" in r:
             p = r["predicted"]
             med = "**predicted %s** [%s, %s]" % (fmt_time(p[0]), fmt_time(p[1]), fmt_time(p[2]))
@@ -197,14 +197,16 @@ def table(run, g, fits):
             kk = "%s; linear part k=%.2f" % (f.label(), f.k)
         v = r["val"]
         if v is None:
-            ve = "-"
+            n = len(np.unique(r["series"][0][r["series"][0] >= 1])) if len(r["series"][0]) else 0
+            ve = "not validated (%d sizes)" % n if r["fit"] is not None else "-"
         else:
             ve = "%+.1f%% at %s" % (100 * v["error"], _n(v["size"], unit))
             if abs(v["error"]) > hbfit.VALIDATION_LIMIT:
                 ve = "**%s FLAGGED (> %d%%)**" % (ve, 100 * hbfit.VALIDATION_LIMIT)
         note = ""
         if r["budget_prediction"] is not None:
-            note = "hotbench's budget: predicted %s" % fmt_time(r["budget_prediction"])
+            note = ("hotbench's budget estimate: %s (its dry-run copies priced by a measured "
+                    "copy step, not this fit)" % fmt_time(r["budget_prediction"]))
         elif r["skip_message"]:
             note = r["skip_message"][:80]
         lines.append("| `%s` | %s | %s | %s | %s | %s | %s | %s |" % (s, med, cv, thr, ratio, kk,
@@ -266,9 +268,15 @@ def main():
     if not os.path.exists(a.run):
         sys.exit("report.py: no run JSON at %s: run `make bench` first (or pass --run FILE)"
                  % a.run)
-    run = hbfit.Run(a.run)
-    if not run.rows:
-        sys.exit("report.py: %s holds no timed benchmark" % a.run)
+    try:
+        run = hbfit.Run(a.run)
+    except (ValueError, KeyError, TypeError) as e:
+        sys.exit("report.py: %s is not a readable google-benchmark JSON (%s: %s): rerun "
+                 "`make bench`" % (a.run, type(e).__name__, e))
+    known = {g["family"] for g in GROUPS}
+    if not run.rows or not known & set(run.families()):
+        sys.exit("report.py: %s holds no timed benchmark of hotbench's cases (%s): is it a "
+                 "hotbench run?" % (a.run, ", ".join(sorted(known))))
     charts = os.path.join(a.out, "charts")
     os.makedirs(charts, exist_ok=True)
 
@@ -281,11 +289,18 @@ def main():
           % (os.path.relpath(os.path.realpath(a.run)),
              datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")), ""]
     fits = {g["key"]: fit_group(run, g) for g in GROUPS}
+    if run.failed:
+        md += ["**%d benchmark(s) FAILED verification and were not timed** (their answers "
+               "differed from the reference; hotbench exited 1):" % len(run.failed), ""]
+        md += ["- `%s/%s/%s`: %s" % (r["family"], r["strategy"], "/".join(
+            "%s:%s" % kv for kv in r["params"].items()), r["message"][:300]) for r in run.failed]
+        md += [""]
 
     # --- summary, derived from the data ---
     md += ["## Summary", "",
            "At each case's production size (1.7 GB body; 100,000 rows; 300 volumes x 20 tags):",
            "", "| case | fastest | slowest | slowest / fastest |", "|---|---|---|---|"]
+    missing_figures = []
     for g in GROUPS:
         if g["key"] == "volumes":
             continue
@@ -295,12 +310,20 @@ def main():
         if not ts:
             continue
         lo, hi = min(ts, key=ts.get), max(ts, key=ts.get)
+        none = [s for s in f if s not in ts and s not in ("memcpy", "inflate", "memchr-scan",
+                                                          "int64-binary")]
+        if none:
+            missing_figures.append("%s: %s" % (g["title"], ", ".join("`%s`" % x for x in none)))
         tag = {s: "" if f[s]["measured"] else " (predicted)" for s in ts}
         md.append("| %s | `%s` %s%s | `%s` %s%s | %.3g |" % (
             g["title"], lo, fmt_time(ts[lo]), tag[lo], hi, fmt_time(ts[hi]), tag[hi],
             ts[hi] / ts[lo]))
     md += ["", "Baseline rows (`memcpy`, `inflate`, `int64-binary`, `memchr-scan`) are ceilings, "
-           "not strategies, and are left out of fastest and slowest.", ""]
+           "not strategies, and are left out of fastest and slowest."]
+    if missing_figures:
+        md += ["Strategies with no figure at the production size (not run there and no fit to "
+               "predict from; see their tables): " + "; ".join(missing_figures) + "."]
+    md += [""]
 
     md += ["## Environment", ""] + environment(run) + [""]
 
@@ -320,11 +343,11 @@ def main():
         pf = {s: r["fit"] for s, r in f.items() if isinstance(r["fit"], hbfit.PowerFit)}
         png = plots.scaling(series, stem(key + "-scaling"), g["title"], g["xlabel"],
                             g["per_label"], g["per_scale"], pf, g["prod"], "1.7 GB")
-        md += ["![%s scaling](charts/%s)" % (key, png), ""]
+        md += link(png, key + " scaling")
         lines_ = {s: (r["series"][0], r["series"][1], r["fit"], r["val"]) for s, r in f.items()}
         png = plots.extrapolation(lines_, stem(key + "-extrapolation"), PROD_SIZE,
                                   g["title"] + ": every strategy carried to 1.7 GB")
-        md += ["![%s extrapolated](charts/%s)" % (key, png), ""]
+        md += link(png, key + " extrapolated")
     # bytes copied per byte
     pts = {}
     for s in run.strategies("bufgrow"):
@@ -346,7 +369,7 @@ def main():
     md += ["### Bytes copied per payload byte", "",
            "The copies each growth policy makes (the final gather or `toByteArray` copy "
            "included), from the `bytes_copied_per_byte` counter; for sizes the budget skipped, "
-           "from the strategy's dry-run plan.", "", "![bytes copied](charts/%s)" % png, ""]
+           "from the strategy's dry-run plan.", ""] + link(png, "bytes copied")
     md += cliff_section(run, fits["bufgrow"], stem)
 
     # --- rfc3339 ---
@@ -363,7 +386,7 @@ def main():
     items.sort(key=lambda x: np.median(x[1]))
     png = plots.bars(items, stem("rfc3339-bars"), "ns per timestamp at 100,000 rows (median, "
                      "min-max of the repetitions)", "time per timestamp (ns, log scale)")
-    md += ["![rfc3339 bars](charts/%s)" % png, ""]
+    md += link(png, "rfc3339 bars")
     dig = {}
     for s in run.strategies("rfc3339-digits"):
         rows = run.select("rfc3339-digits", s)
@@ -374,12 +397,12 @@ def main():
         png = plots.lines(dig, stem("rfc3339-digits"), "ns per timestamp against time-secfrac "
                           "digits (%d rows)" % _rows_of(run, "rfc3339-digits"),
                           "fraction digits", "time per timestamp (ns)", xticks=[0, 3, 6, 9])
-        md += ["![rfc3339 digits](charts/%s)" % png, ""]
+        md += link(png, "rfc3339 digits")
     series = {s: r["series"] for s, r in f.items()}
     pf = {s: r["fit"] for s, r in f.items() if isinstance(r["fit"], hbfit.PowerFit)}
     png = plots.scaling(series, stem("rfc3339-scaling"), g["title"], g["xlabel"], g["per_label"],
                         g["per_scale"], pf, PROD_ROWS, "100k rows")
-    md += ["![rfc3339 scaling](charts/%s)" % png, ""]
+    md += link(png, "rfc3339 scaling")
 
     # --- volumes ---
     md += ["## Case 3: tag-heavy XML (volumes)", "",
@@ -409,7 +432,7 @@ def main():
                             stem(key + "-scaling"), g["title"], g["xlabel"], g["per_label"],
                             g["per_scale"], pf, g["prod"], "production",
                             items_per_n=g["items_per_n"], plain_x=True)
-        md += ["![%s](charts/%s)" % (key, png), ""]
+        md += link(png, key)
     nse = []
     gv = next(x for x in GROUPS if x["key"] == "volumes-tags")
     for s in fits["volumes-tags"]:
@@ -421,7 +444,7 @@ def main():
     if nse:
         png = plots.bars(nse, stem("volumes-per-element"), "ns per XML element, 300 volumes x "
                          "20 tags (median, min-max)", "time per element (ns, log scale)")
-        md += ["![volumes per element](charts/%s)" % png, ""]
+        md += link(png, "volumes per element")
 
     # --- whole-process and peers, when their results exist ---
     md += ["## Whole-process runs (hyperfine)", ""]
@@ -494,13 +517,13 @@ def cliff_section(run, rows_by_strategy, stem):
             near = N >= L
             fit = httpcore_row["fit"]
             val = httpcore_row["val"]
-            panels.append(("%s, 32-bit capacity (the real width): at and just past 2^30"
-                           % strategy, N[near], t[near], L, fit))
+            panels.append(("%s, 32 bits: at and just past 2^30" % strategy, N[near], t[near],
+                           L, fit))
         else:
             fit = hbfit.PiecewiseFit(N, t, bits, READ)
             val = hbfit.validate(lambda n, tt: hbfit.PiecewiseFit(n, tt, bits, READ), N, t)
-            panels.append(("%d-bit capacity: overflow past %s" % (bits, plots._bytes(L)), N, t,
-                           L, fit))
+            panels.append(("%s, %d bits: overflow past %s" % (strategy, bits, plots._bytes(L)),
+                           N, t, L, fit))
         if fit is not None and fit.ok:
             se = fit.tq * np.sqrt(max(fit.cov[2, 2], 0.0)) * L
             step = "%s [%s, %s]" % (fmt_time(fit.step_s), fmt_time(max(fit.step_s - se, 0)),
@@ -519,14 +542,22 @@ def cliff_section(run, rows_by_strategy, stem):
     return md
 
 
+def link(png, alt):
+    """The Markdown of a chart, or nothing when the chart had nothing to draw."""
+    return ["![%s](charts/%s)" % (alt, png), ""] if png else []
+
+
 def optional_section(module, path, run_path, charts, missing):
     if not os.path.exists(path):
         return [missing, ""]
     try:
         mod = __import__(module)
-    except ImportError as e:
-        return ["(%s is not available: %s)" % (module, e), ""]
-    return [mod.section(path, run_path, charts), ""]
+        return [mod.section(path, run_path, charts), ""]
+    except Exception as e:  # a truncated or foreign file: say so, keep the rest of the report
+        print("report.py: %s could not use %s: %s: %s" % (module, path, type(e).__name__, e),
+              file=sys.stderr)
+        return ["**`%s` could not be read (%s: %s)**: rerun the command that writes it." % (
+            path, type(e).__name__, e), ""]
 
 
 if __name__ == "__main__":

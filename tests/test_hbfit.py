@@ -57,14 +57,32 @@ fit = hbfit.PowerFit(sizes, noisy(rng, 3e-19 * sizes ** 2, 0.05))
 check(fit.ok and abs(fit.k - 2) < 0.1 and fit.k_ci[0] <= 2 <= fit.k_ci[1],
       "quadratic law: k = %.3f [%.3f, %.3f] holds 2" % (fit.k, *fit.k_ci))
 
-# 3. prediction intervals hold about 95% of fresh observations (coverage over 300 seeds)
-hits = 0
-for i in range(300):
-    r = np.random.default_rng(i)
-    f = hbfit.PowerFit(sizes, noisy(r, truth(sizes), 0.1))
-    p, lo, hi = f.predict(2.0 ** 31)
-    hits += lo <= noisy(r, truth(2.0 ** 31), 0.1) <= hi
-check(0.88 <= hits / 300 <= 0.995, "95%% prediction intervals hold %d of 300 fresh points" % hits)
+# 3. coverage over 300 seeds, with errors as on these machines: each size has its own error
+# (caches, page state), shared by its repetitions, plus a smaller one per repetition. The 95%
+# intervals of k must hold the true k, and the prediction intervals the median of three fresh
+# repetitions at a new size, about 95% of the time - neither far less (overconfident) nor
+# always (useless).
+def machine(r, n, size_cv=0.08, rep_cv=0.02):
+    per_size = {v: r.lognormal(0.0, size_cv) for v in np.unique(n)}
+    return truth(n) * np.array([per_size[v] for v in n]) * r.lognormal(0.0, rep_cv, len(n))
+
+
+for label, sz in (("6 sizes", sizes), ("4 sizes", np.repeat(2.0 ** np.arange(24, 31, 2), 3)),
+                  ("3 sizes", np.repeat(2.0 ** np.arange(26, 31, 2), 3))):
+    k_hits = p_hits = 0
+    for i in range(300):
+        r = np.random.default_rng(1000 + i)
+        f = hbfit.PowerFit(sz, machine(r, sz))
+        # the truth's local exponent over the sizes fitted: d log t / d log N
+        kt = float(np.mean([5e-10 * v / truth(v) for v in np.unique(sz)]))
+        if f.with_constant:
+            kt = 1.0
+        k_hits += f.k_ci[0] <= kt <= f.k_ci[1]
+        p, lo, hi = f.predict(2.0 ** 31)
+        p_hits += lo <= np.median(machine(r, np.full(3, 2.0 ** 31))) <= hi
+    check(0.85 <= k_hits / 300 <= 0.999 and 0.85 <= p_hits / 300 <= 0.999,
+          "%s: 95%% intervals hold k in %d and a fresh median in %d of 300 fits"
+          % (label, k_hits, p_hits))
 
 # 4. the piecewise model recovers the copy price past the threshold
 bits, read = 24, 4096
