@@ -2,10 +2,20 @@
 # deps.sh - make sure the Debian packages hotbench needs are installed.
 # As root: installs what is missing (apt-get update first, once). Otherwise: prints the exact
 # apt-get line and exits 1. Takes well under a second when everything is present.
+#   scripts/deps.sh --peers   the runtimes of the peers instead (scripts/peers.py, issue 7): Java 17
+#                             and Apache httpcore 4.4, Ruby 3.1 with Ox, LibXML and Nokogiri,
+#                             Python's dateutil (botocore's timestamp parser), hyperfine
 set -euo pipefail
 
 pkgs=(cmake make gcc g++ libbenchmark-dev zlib1g-dev libexpat1-dev libxml2-dev libcmocka-dev
-      hyperfine python3-matplotlib python3-numpy python3-scipy)
+      hyperfine python3-matplotlib python3-numpy python3-scipy valgrind)
+if [ "${1:-}" = --peers ]; then
+    pkgs=(openjdk-17-jdk-headless libhttpcore-java ruby ruby-nokogiri ruby-ox ruby-libxml
+          python3-dateutil hyperfine)
+elif [ $# -gt 0 ]; then
+    echo "usage: scripts/deps.sh [--peers]" >&2
+    exit 2
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
