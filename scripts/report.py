@@ -197,8 +197,10 @@ def table(run, g, fits):
             kk = "%s; linear part k=%.2f" % (f.label(), f.k)
         v = r["val"]
         if v is None:
-            n = len(np.unique(r["series"][0][r["series"][0] >= 1])) if len(r["series"][0]) else 0
-            ve = "not validated (%d sizes)" % n if r["fit"] is not None else "-"
+            f_ = r["fit"].linear if isinstance(r["fit"], SumFit) else r["fit"]
+            n = getattr(f_, "n_sizes", getattr(f_, "n_points", 0))
+            ve = ("not validated (fitted on %d sizes: too few to leave one out)" % n
+                  if f_ is not None else "-")
         else:
             ve = "%+.1f%% at %s" % (100 * v["error"], _n(v["size"], unit))
             if abs(v["error"]) > hbfit.VALIDATION_LIMIT:
