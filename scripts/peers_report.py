@@ -337,6 +337,7 @@ def _volumes(p, c, outdir, link_prefix):
                         color=plt.get_cmap('Set2')(j))
         ax.set_yscale('log')
         ax.set_xscale('symlog', linthresh=1)
+        ax.set_xlim(left=0)
         ax.set_xlabel('tags per volume (300 volumes)')
         ax.set_ylabel('ms per response (log scale)')
         ax.set_title('Tag scaling: real engines (solid) and C strategies (dashed)')
