@@ -6,7 +6,7 @@ Used by the report (scripts/report.py), the plots (scripts/plots.py) and the CI 
 Models, beyond google-benchmark's Big-O (which fits t = c*g(N) through the origin and never
 predicts):
 
-  power       t(N) = a + b*N^k, a >= 0, b > 0 (a = 0 below 4 sizes), fitted by least squares on
+  power       t(N) = a + b*N^k, a >= 0, b > 0 (a = 0 below 5 sizes), fitted by least squares on
               the log of each size's median time: relative errors (timing noise is
               multiplicative), one point per size (repetitions share a size's cache and page
               state, so they are not independent; the median also ignores the repetition that
@@ -173,7 +173,7 @@ class PowerFit:
         self.n_sizes = len(np.unique(N))
         self.n_points = len(N)
         self.ok, self.why = False, ""
-        self.with_constant = with_constant and self.n_sizes >= 4
+        self.with_constant = with_constant and self.n_sizes >= 5
         npar = 3 if self.with_constant else 2
         if self.n_sizes < 3:
             self.why = "fewer than 3 sizes"
