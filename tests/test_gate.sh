@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# test_gate.sh BINDIR SRCDIR - the CI gate's self-test (scripts/gate.py): with unchanged code the
+# gate passes; with each regression injected (harness/hb_testhook.h, HB_INJECT=...) it fails and
+# names the benchmark and the check that caught it:
+#   growth     bufgrow doubling grows by 1.25, not 2: bufgrow/doubling/size:65536, instructions
+#   parser     rfc3339 swar does 20% extra work: rfc3339/swar/rows:1000, instructions
+#   quadratic  bufgrow growth-1.5 grows to what is needed: bufgrow/growth-1.5, complexity
+# On a small selection (two groups, their reference rows), so it takes well under a minute; with
+# a budget of 0.05 s, which the quadratic growth-1.5 exceeds at 4 MiB (about 0.3 s) and the
+# unchanged one does not (a few ms): the complexity check's "skipped over the budget" case.
+# Needs a build with -DHB_TEST_HOOKS=ON (make test's build-test) and valgrind; exits 77 (ctest:
+# skipped) with the reason otherwise, e.g. in the ASan build, which valgrind cannot run.
+# Ends with "N passed, M failed".
+set -u
+bindir=$1
+src=$2
+gate=(/usr/bin/python3 "$src/scripts/gate.py")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export HB_DATA_DIR=$work/data
+
+ctx=$("$bindir/hotbench" --hb_profile=smoke --benchmark_filter='^bufgrow/memcpy/size:65536/' \
+      --benchmark_min_time=1e-9 --benchmark_format=json 2>/dev/null |
+      /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["context"]
+                           ["hb_build_flags"])')
+case "$ctx" in
+*-fsanitize*)
+    echo "test_gate: skipped: a sanitizer build (valgrind cannot run it; the gate's instruction" \
+         "check needs it); the normal build runs this test"
+    exit 77 ;;
+*HB_TEST_HOOKS*) ;;
+*)
+    echo "test_gate: skipped: $bindir/hotbench has no regression injections (configure with" \
+         "-DHB_TEST_HOOKS=ON, as make test does; build flags: $ctx)"
+    exit 77 ;;
+esac
+if ! command -v valgrind >/dev/null; then
+    echo "test_gate: skipped: valgrind is not installed (scripts/deps.sh installs it)"
+    exit 77
+fi
+
+# Sizes for the fits (4 per strategy), the smallest under callgrind; the groups' reference rows.
+bufgrow='bufgrow/(memcpy|doubling|growth-1.5)/size'
+rfc3339='rfc3339/(strptime|swar)/rows'
+sel=(--build "$bindir"
+     --filter="^($bufgrow:(65536|262144|1048576|4194304)/|$rfc3339:(1000|10000|100000)/)"
+     --ir-filter="^($bufgrow:65536/|$rfc3339:1000/)"
+     --repetitions=5 --min-time=0.01 --budget-s=0.05)
+
+pass=0
+fail=0
+check() { # name, then a command that must succeed
+    local name=$1
+    shift
+    if "$@"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $name" >&2
+    fi
+}
+
+if ! "${gate[@]}" baseline "${sel[@]}" --out "$work/baseline" >"$work/baseline.out" 2>&1; then
+    echo "FAIL: gate.py baseline:" >&2
+    cat "$work/baseline.out" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+gate() { # injection ('' = none): runs the gate, output in $work/<name>.out, status in $status
+    local name=${1:-unchanged}
+    HB_INJECT=$1 "${gate[@]}" ci "${sel[@]}" --baseline "$work/baseline" --out "$work/$name" \
+        >"$work/$name.out" 2>&1
+    status=$?
+}
+# regressed NAME BENCHMARK CHECK: a REGRESSED line names the benchmark and the check
+regressed() {
+    grep -E "^REGRESSED $2[^ ]* \[[a-z,]*$3" "$work/$1.out" >/dev/null
+}
+
+gate ""
+check "unchanged: exit 0" test "$status" -eq 0
+check "unchanged: no regression" bash -c "! grep -q '^REGRESSED' '$work/unchanged.out'"
+check "unchanged: instructions pass" \
+    grep -q '^bufgrow/doubling/size:65536/read:4096/real_time .* pass ' "$work/unchanged.out"
+
+gate growth
+check "growth: exit 1" test "$status" -eq 1
+check "growth: names bufgrow/doubling and the instruction check" \
+    regressed growth 'bufgrow/doubling/size:65536' instructions
+
+gate parser
+check "parser: exit 1" test "$status" -eq 1
+check "parser: names rfc3339/swar and the instruction check" \
+    regressed parser 'rfc3339/swar/rows:1000' instructions
+
+gate quadratic
+check "quadratic: exit 1" test "$status" -eq 1
+check "quadratic: names bufgrow/growth-1.5 and the complexity check" \
+    regressed quadratic 'bufgrow/growth-1.5/size' complexity
+
+if [ "$fail" -gt 0 ]; then
+    for f in "$work"/*.out; do
+        echo "--- $(basename "$f")" >&2
+        grep -E '^(REGRESSED|verdict|WARNING|gate:)' "$f" >&2
+    done
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
