@@ -148,7 +148,7 @@ def cliff(panels, stem):
         ax.set_ylabel("time to read the body (s)" if narrow else "time per payload byte (ns/B)")
         ax.set_title(title)
         ax.grid(True, which="both", lw=0.3, alpha=0.5)
-        ax.legend(fontsize=6.5, framealpha=0.9, loc="upper left")
+        ax.legend(fontsize=6.5, framealpha=0.9, loc="lower right" if narrow else "upper left")
     fig.tight_layout()
     return save(fig, stem)
 
