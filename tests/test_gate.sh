@@ -81,8 +81,10 @@ regressed() {
 gate ""
 check "unchanged: exit 0" test "$status" -eq 0
 check "unchanged: no regression" bash -c "! grep -q '^REGRESSED' '$work/unchanged.out'"
-check "unchanged: instructions pass" \
-    grep -q '^bufgrow/doubling/size:65536/read:4096/real_time .* pass ' "$work/unchanged.out"
+# its speed may be inconclusive on a loaded machine (noise is never a failure); listed, not regressed
+check "unchanged: the instruction-counted row is judged and not regressed" \
+    grep -Eq '^bufgrow/doubling/size:65536/read:4096/real_time .* (pass|inconclusive) ' \
+    "$work/unchanged.out"
 
 gate growth
 check "growth: exit 1" test "$status" -eq 1
