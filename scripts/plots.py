@@ -20,14 +20,16 @@ import hbfit  # noqa: E402
 
 plt.rcParams.update({"font.size": 9, "legend.fontsize": 7.5, "axes.titlesize": 10,
                      "figure.dpi": 110, "savefig.bbox": "tight"})
-_PALETTE = plt.get_cmap("tab20").colors
+# Distinct hues: tab10, then black, dark gold, navy, lime, maroon (no two shades of one hue).
+_PALETTE = list(plt.get_cmap("tab10").colors) + ["#000000", "#b8860b", "#000080", "#7fff00",
+                                                 "#800000"]
 _colours = {}
 
 
 def colour(strategy):
     """A stable colour per strategy name, the same in every chart of a report."""
     if strategy not in _colours:
-        _colours[strategy] = _PALETTE[(len(_colours) * 2) % 20 + (len(_colours) // 10) % 2]
+        _colours[strategy] = _PALETTE[len(_colours) % len(_PALETTE)]
     return _colours[strategy]
 
 
@@ -148,7 +150,7 @@ def cliff(panels, stem):
         ax.set_ylabel("time to read the body (s)" if narrow else "time per payload byte (ns/B)")
         ax.set_title(title)
         ax.grid(True, which="both", lw=0.3, alpha=0.5)
-        ax.legend(fontsize=6.5, framealpha=0.9, loc="lower right" if narrow else "upper left")
+        ax.legend(fontsize=6.5, framealpha=0.9, loc="lower right" if narrow else "center right")
     fig.tight_layout()
     return save(fig, stem)
 
@@ -161,6 +163,7 @@ def extrapolation(lines, stem, target, title):
                for l in lines.values()):
         return None
     fig, ax = plt.subplots(figsize=(9, 5.4))
+    ys = []
     for j, (s, line) in enumerate(lines.items()):
         N, t, fit = line[:3]
         val = line[3] if len(line) > 3 else None
@@ -173,6 +176,7 @@ def extrapolation(lines, stem, target, title):
         if len(N):
             xs, med, _, _ = _spread(N, t, 1.0)
             ax.plot(xs, med, "o-", color=c, lw=1.4, ms=3, label=s)
+            ys += list(med)
             top = xs.max()
         else:
             top = None
@@ -185,6 +189,9 @@ def extrapolation(lines, stem, target, title):
             ax.plot(g, p[:, 0], "--", color=c, lw=1.2, label=None if top else s + " (predicted)")
             ax.fill_between(g, p[:, 1], p[:, 2], color=c, alpha=0.12, lw=0)
             ax.plot([target], [p[-1, 0]], "o", mfc="none", color=c, ms=7)
+            ys.append(p[-1, 0])
+    if ys:  # the bands may span decades: the limits follow the medians and predictions
+        ax.set_ylim(min(ys) / 5, max(ys) * 20)
     ax.axvline(target, color="0.4", lw=0.8, ls=":")
     ax.annotate(" %s" % _bytes(target), (target, 0.02), xycoords=("data", "axes fraction"),
                 fontsize=7, color="0.3")
