@@ -608,6 +608,11 @@ def check_instructions(base, cur, opt):
 
 # --- the verdict ---------------------------------------------------------------------------------
 
+# Fingerprint keys whose change makes instruction counts and time ratios incomparable.
+NOT_COMPARABLE = ("cpu_model", "caches", "num_cpus", "rfc3339_simd_level", "hb_compiler",
+                  "hb_build_flags", "packages", "valgrind")
+
+
 def fingerprint_warnings(base, cur):
     out = []
     a, b = base.fingerprint, cur.fingerprint
@@ -636,6 +641,19 @@ def compare(base, cur, opt, out=sys.stdout):
     ir, ir_note = check_instructions(base, cur, opt)
     speed = check_speed(base, cur, opt, {r["name"] for r in ir if r["verdict"] == "pass"})
     cplx = check_complexity(base, cur, opt)
+    # Instruction counts (glibc picks its memcpy by CPU) and time ratios (cache sizes) measured on
+    # another CPU, toolchain or library build say nothing about the code: there a regression by
+    # those two checks is only "inconclusive" until `make baseline` is re-run on this machine.
+    # Verification failures and complexity (exponents, budgets) still decide.
+    moved = [k for k in NOT_COMPARABLE if base.fingerprint.get(k) != cur.fingerprint.get(k)]
+    if moved:
+        p("WARNING: %s differ(s) from the baseline's: speed and instruction regressions are "
+          "reported as inconclusive; record a baseline on this machine (make baseline)"
+          % ", ".join(moved))
+        for res in speed + ir:
+            if res["verdict"] == "regressed":
+                res["verdict"] = "inconclusive"
+                res["why"] += " (not comparable: %s differ from the baseline's)" % ", ".join(moved)
 
     # a strategy whose answer differed from the reference was not timed: worse than slow
     verify = []
