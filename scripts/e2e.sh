@@ -72,24 +72,32 @@ runs=3 warmup=1 small_runs=30 small_warmup=3 size=1700000000 only="" verify=1
 data=${HB_DATA_DIR:-} # default: data/ at the top, like make bench
 resdir=""
 build=""
+# The value of option $1, or a usage error (exit 2) when it has none.
+optval() {
+    if [ -z "$2" ] || [[ $2 == --* ]]; then
+        echo "e2e: $1 needs a value (see --help)" >&2
+        exit 2
+    fi
+    echo "$2"
+}
 while [ $# -gt 0 ]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
-        --runs) runs=${2:?--runs needs a value}; shift ;;
+        --runs) runs=$(optval "$1" "${2-}") || exit 2; shift ;;
         --runs=*) runs=${1#*=} ;;
-        --warmup) warmup=${2:?--warmup needs a value}; shift ;;
+        --warmup) warmup=$(optval "$1" "${2-}") || exit 2; shift ;;
         --warmup=*) warmup=${1#*=} ;;
-        --small-runs) small_runs=${2:?}; shift ;;
+        --small-runs) small_runs=$(optval "$1" "${2-}") || exit 2; shift ;;
         --small-runs=*) small_runs=${1#*=} ;;
-        --small-warmup) small_warmup=${2:?}; shift ;;
+        --small-warmup) small_warmup=$(optval "$1" "${2-}") || exit 2; shift ;;
         --small-warmup=*) small_warmup=${1#*=} ;;
-        --size) size=${2:?}; shift ;;
+        --size) size=$(optval "$1" "${2-}") || exit 2; shift ;;
         --size=*) size=${1#*=} ;;
-        --only) only=${2:?}; shift ;;
+        --only) only=$(optval "$1" "${2-}") || exit 2; shift ;;
         --only=*) only=${1#*=} ;;
-        --data) data=${2:?}; shift ;;
+        --data) data=$(optval "$1" "${2-}") || exit 2; shift ;;
         --data=*) data=${1#*=} ;;
-        --results) resdir=${2:?}; shift ;;
+        --results) resdir=$(optval "$1" "${2-}") || exit 2; shift ;;
         --results=*) resdir=${1#*=} ;;
         --no-verify) verify=0 ;;
         -*) echo "e2e: unknown option $1 (see --help)" >&2; exit 2 ;;

@@ -125,7 +125,8 @@ def _plt():
 def _save(fig, outdir, stem):
     os.makedirs(outdir, exist_ok=True)
     for ext in ("png", "svg"):
-        fig.savefig(os.path.join(outdir, f"{stem}.{ext}"), dpi=130, bbox_inches="tight")
+        fig.savefig(os.path.join(outdir, f"{stem}.{ext}"), dpi=130, bbox_inches="tight",
+                    metadata={"Date": None} if ext == "svg" else None)
 
 
 def box_chart(group, inproc, startup, outdir, stem):

@@ -90,7 +90,8 @@ def _plt():
 def _save(plt, fig, outdir, name, link_prefix):
     os.makedirs(outdir, exist_ok=True)
     for ext in ('png', 'svg'):
-        fig.savefig(os.path.join(outdir, '%s.%s' % (name, ext)))
+        fig.savefig(os.path.join(outdir, '%s.%s' % (name, ext)),
+                    metadata={'Date': None} if ext == 'svg' else None)
     plt.close(fig)
     return '%s%s.png' % (link_prefix, name)
 
