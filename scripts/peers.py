@@ -95,15 +95,21 @@ def log(msg):
     print('peers: ' + msg, file=sys.stderr, flush=True)
 
 
-def missing_runtimes():
-    """What is missing, as Debian package names (empty when all is there)."""
+def missing_runtimes(case='all', timing=True):
+    """What case needs and is missing, as Debian package names (empty when all is there).
+    Verification (timing=False) needs no hyperfine."""
+    java = case in ('all', 'bufgrow', 'rfc3339')
+    rb = case in ('all', 'volumes')
     miss = []
-    for tool, pkg in (('java', 'openjdk-17-jdk-headless'), ('javac', 'openjdk-17-jdk-headless'),
-                      ('ruby', 'ruby'), ('hyperfine', 'hyperfine')):
-        if shutil.which(tool) is None and pkg not in miss:
+    for tool, pkg, need in (('java', 'openjdk-17-jdk-headless', java),
+                            ('javac', 'openjdk-17-jdk-headless', java),
+                            ('ruby', 'ruby', rb), ('hyperfine', 'hyperfine', timing)):
+        if need and shutil.which(tool) is None and pkg not in miss:
             miss.append(pkg)
-    if not os.path.exists(HTTPCORE_JAR):
+    if case in ('all', 'bufgrow') and not os.path.exists(HTTPCORE_JAR):
         miss.append('libhttpcore-java')
+    if not rb:
+        return miss
     if shutil.which('ruby'):
         for lib, pkg in (('ox', 'ruby-ox'), ('libxml', 'ruby-libxml'), ('nokogiri', 'ruby-nokogiri')):
             if subprocess.run(['ruby', '-e', 'require "%s"' % lib], capture_output=True).returncode:
@@ -523,7 +529,7 @@ def main():
     ap.add_argument('--quick', action='store_true',
                     help='small sizes only (no 1 GiB bodies, no REXML beyond 20 tags): minutes')
     a = ap.parse_args()
-    miss = missing_runtimes()
+    miss = missing_runtimes(a.case, timing=not a.verify)
     if miss:
         print('%s (missing: %s)' % (INSTALL_HINT, ' '.join(miss)), file=sys.stderr)
         return SKIP if a.verify else 3
