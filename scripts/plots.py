@@ -171,7 +171,8 @@ def extrapolation(lines, stem, target, title):
         c = colour(s)
         if val is not None:  # the largest size predicted from the smaller ones: the check
             x = val["size"] * (0.9 + 0.2 * j / max(len(lines) - 1, 1))
-            ax.errorbar([x], [val["predicted"]], yerr=[[val["predicted"] - val["low"]],
+            low = max(val["low"], val["predicted"] / 100)  # a zero lower bound on a log axis
+            ax.errorbar([x], [val["predicted"]], yerr=[[val["predicted"] - low],
                         [val["high"] - val["predicted"]]], fmt="D", mfc="none", color=c, ms=5,
                         capsize=2, lw=0.8)
         if len(N):
