@@ -168,7 +168,7 @@ def _bufgrow(p, c, outdir, link_prefix):
                     'time per body (s, log scale)', chart, link_prefix)
         md += ['![peers bufgrow](%s)' % png, '']
     if cliff:
-        md += _cliff(p, c, cliff, c.path)
+        md += _cliff(p, c, cliff, fits)
     return md
 
 
@@ -187,7 +187,7 @@ def _httpcore_fits(run_path):
     return out
 
 
-def _cliff(p, c, cliff, run_path):
+def _cliff(p, c, cliff, fits):
     """Java's cliff against both C models', each from its piecewise fit (scripts/hbfit.py):
     httpcore takes every new array from malloc (fresh pages), httpcore-heap reuses a dead
     array's memory as a JVM heap does."""
@@ -196,7 +196,7 @@ def _cliff(p, c, cliff, run_path):
     java_step = cliff['step_s_at_2^30']
     java_pred = cliff['predicted_1700000000_s']
     models = [(s, fit, hbfit.step_interval(fit), fit.predict(INCIDENT))
-              for s, fit in _httpcore_fits(run_path).items()]
+              for s, fit in fits.items()]
     md = ['#### The cliff at 2^30, Java against the C models', '',
           '| | Java httpcore 4.4.16 (measured) | %s |' % ' | '.join(
               'C `%s` | C / Java' % m[0] for m in models),

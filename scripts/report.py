@@ -100,28 +100,20 @@ def fit_group(run, g):
         Nf, tf = N[keep], t[keep]
         fit = val = None
         if g["key"].startswith("bufgrow") and s in HTTPCORE:
-            cN, ct = run.series("bufgrow-cliff", s, "size", width=32)
+            piece, _ = hbfit.httpcore_fit(run, s, read=READ, fit_min=FIT_MIN_SIZE)
             if g["key"] == "bufgrow":
-                def make(n, tt, cN=cN, ct=ct):
-                    return hbfit.PiecewiseFit(np.concatenate([n, cN]), np.concatenate([tt, ct]),
-                                              32, READ)
-                fit = make(Nf, tf)
-                if len(cN):  # validation: the largest cliff size from the rest
+                fit = piece
+                cN, ct = run.series("bufgrow-cliff", s, "size", width=32)
+                v = hbfit.httpcore_fit(run, s, read=READ, fit_min=FIT_MIN_SIZE,
+                                       leave_out_largest=True)[0]
+                if len(cN) and v.ok:  # validation: the largest cliff size from the rest
                     top = cN.max()
-                    v = hbfit.PiecewiseFit(np.concatenate([Nf, cN[cN < top]]),
-                                           np.concatenate([tf, ct[cN < top]]), 32, READ)
-                    if v.ok:
-                        m = float(np.median(ct[cN == top]))
-                        p, lo, hi = v.predict(top)
-                        val = dict(size=top, measured=m, predicted=p, low=lo, high=hi,
-                                   error=p / m - 1)
-            else:
-                ident = run.series("bufgrow", s, "size", read=READ)
-                keep_i = ident[0] >= g["fit_min"]
-                piece = hbfit.PiecewiseFit(np.concatenate([ident[0][keep_i], cN]),
-                                           np.concatenate([ident[1][keep_i], ct]), 32, READ)
-                lin = hbfit.PowerFit(Nf, tf)
-                fit = SumFit(lin, piece)
+                    m = float(np.median(ct[cN == top]))
+                    p, lo, hi = v.predict(top)
+                    val = dict(size=top, measured=m, predicted=p, low=lo, high=hi,
+                               error=p / m - 1)
+            else:  # gzip: its own linear part, the copy price measured on identity bodies
+                fit = SumFit(hbfit.PowerFit(Nf, tf), piece)
                 val = hbfit.validate(hbfit.PowerFit, Nf, tf)
         elif len(np.unique(Nf)) >= 3:
             fit = hbfit.PowerFit(Nf, tf)
