@@ -9,7 +9,11 @@ set -euo pipefail
 
 pkgs=(cmake make gcc g++ libbenchmark-dev zlib1g-dev libexpat1-dev libxml2-dev libcmocka-dev
       hyperfine python3-matplotlib python3-numpy python3-scipy valgrind)
-if [ "${1:-}" = --peers ]; then
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    echo "usage: scripts/deps.sh [--peers]"
+    exit 0
+elif [ "${1:-}" = --peers ]; then
     pkgs=(openjdk-17-jdk-headless libhttpcore-java ruby ruby-nokogiri ruby-ox ruby-libxml
           python3-dateutil hyperfine)
 elif [ $# -gt 0 ]; then
