@@ -57,6 +57,28 @@ run --hb_profile=full --benchmark_filter='^bufgrow/httpcore/size:1700000000/'
 check "budget skip without a smaller size exits 0" test "$status" -eq 0
 check "budget skip predicts" grep -qE "skipped: predicted [0-9.e+]+ s > budget 10 s" "$work/out"
 
+# The budget binds only quadratic strategies (the registry's complexity 2): with a tiny budget on
+# the smoke profile, those are skipped with the budget message, every other row runs.
+run --hb_profile=smoke --hb_budget=0.000001 --benchmark_filter='^bufgrow' \
+    --benchmark_out="$work/budget.json"
+check "tiny budget exits 0" test "$status" -eq 0
+check "tiny budget: quadratic skipped, linear and baselines run" /usr/bin/python3 - "$work/budget.json" <<'PY'
+import json, sys
+quadratic = {"httpcore", "additive", "httpcore-heap"}  # complexity 2 in hb_sink_strategies[]
+seen = set()
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b["run_type"] != "iteration":
+        continue
+    strategy = b["name"].split("/")[1]
+    seen.add(strategy)
+    if strategy in quadratic:
+        assert b.get("error_occurred") and b["error_message"].startswith(
+            "skipped: predicted") and "> budget 1e-06 s" in b["error_message"], b
+    else:
+        assert not b.get("error_occurred"), b
+assert quadratic < seen and {"memcpy", "inflate", "doubling", "block-list"} < seen, seen
+PY
+
 # Calibration: one JSON object on stdout, positive figures, nothing run (values, not timings).
 "$bin" --hb_calibrate >"$work/cal" 2>"$work/cal.err"
 check "--hb_calibrate exits 0" test $? -eq 0
