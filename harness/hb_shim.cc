@@ -302,13 +302,8 @@ int parse_budget(const char *v, double *out)
 int parse_bytes(const char *flag, const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
 {
     const char *why = nullptr;
-    uint64_t n = 0;
-    if (hb_size_parse(v, &n, &why) == 0 && (n < lo || n > hi))
-        why = n < lo ? "too small" : "too large";
-    if (!why) {
-        *out = n;
+    if (hb_size_parse_range(v, lo, hi, out, &why) == 0)
         return 0;
-    }
     std::fprintf(stderr,
                  "hotbench: %s wants bytes from %llu to %llu (K, M, G: 10^3, 10^6, 10^9), "
                  "not '%s': %s\n",

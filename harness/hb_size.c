@@ -70,3 +70,16 @@ int hb_size_parse(const char *s, uint64_t *out, const char **why)
     *out = ip * mult + fpart;
     return 0;
 }
+
+int hb_size_parse_range(const char *s, uint64_t lo, uint64_t hi, uint64_t *out, const char **why)
+{
+    uint64_t n = 0;
+    if (hb_size_parse(s, &n, why) != 0)
+        return -1;
+    if (n < lo || n > hi) {
+        *why = n < lo ? "too small" : "too large";
+        return -1;
+    }
+    *out = n;
+    return 0;
+}

@@ -21,6 +21,10 @@ extern "C" {
  * which names its option in the message. */
 int hb_size_parse(const char *s, uint64_t *out, const char **why);
 
+/* hb_size_parse, then a range check: the count must lie in [lo, hi]. Returns 0 with *out, or -1
+ * with *why set to hb_size_parse's reason, "too small" or "too large" (*out unchanged). */
+int hb_size_parse_range(const char *s, uint64_t lo, uint64_t hi, uint64_t *out, const char **why);
+
 #ifdef __cplusplus
 }
 #endif

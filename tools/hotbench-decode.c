@@ -107,13 +107,8 @@ static int parse_bytes(const char *sub, const char *opt, const char *s, uint64_t
                        uint64_t max, uint64_t *out)
 {
     const char *why = NULL;
-    uint64_t v = 0;
-    if (hb_size_parse(s, &v, &why) == 0 && (v < min || v > max))
-        why = v < min ? "too small" : "too large";
-    if (!why) {
-        *out = v;
+    if (hb_size_parse_range(s, min, max, out, &why) == 0)
         return 0;
-    }
     fprintf(stderr,
             PROG ": %s: %s wants a byte count from %" PRIu64 " to %" PRIu64
                  " (K, M, G: 10^3, 10^6, 10^9), not '%s': %s\n",
