@@ -122,10 +122,15 @@ def _plt():
     return plt
 
 
+# The chart files and the PNG resolution; report.py sets them from its --chart-formats and --dpi.
+FORMATS = ("png", "svg")
+DPI = 130
+
+
 def _save(fig, outdir, stem):
     os.makedirs(outdir, exist_ok=True)
-    for ext in ("png", "svg"):
-        fig.savefig(os.path.join(outdir, f"{stem}.{ext}"), dpi=130, bbox_inches="tight",
+    for ext in FORMATS:
+        fig.savefig(os.path.join(outdir, f"{stem}.{ext}"), dpi=DPI, bbox_inches="tight",
                     metadata={"Date": None} if ext == "svg" else None)
 
 

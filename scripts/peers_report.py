@@ -87,9 +87,13 @@ def _plt():
     return plt
 
 
+# The chart files; report.py sets them from its --chart-formats (its --dpi sets savefig.dpi).
+FORMATS = ('png', 'svg')
+
+
 def _save(plt, fig, outdir, name, link_prefix):
     os.makedirs(outdir, exist_ok=True)
-    for ext in ('png', 'svg'):
+    for ext in FORMATS:
         fig.savefig(os.path.join(outdir, '%s.%s' % (name, ext)),
                     metadata={'Date': None} if ext == 'svg' else None)
     plt.close(fig)
