@@ -124,8 +124,9 @@ def copied_per_byte(points, stem, title, upper=()):
     if not any(len(v[0]) for v in points.values()):
         return None
     pos = [x for _, r, _ in points.values() for x in r if x > 0]
-    floor = 10.0 ** (np.floor(np.log10(min(pos))) - 1) if pos else 0.1
-    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    floor = 10.0 ** np.floor(np.log10(0.99 * min(pos))) if pos else 0.1
+    zeros = [s for s, (_, r, _) in points.items() if len(r) and max(r) <= 0]
+    fig, ax = plt.subplots(figsize=(9, 4.6))
     for s, (N, r, pred) in points.items():
         c = colour(s)
         N, r, pred = np.asarray(N), np.asarray(r, float), np.asarray(pred, bool)
@@ -140,8 +141,10 @@ def copied_per_byte(points, stem, title, upper=()):
         if pred.any():
             ax.plot(N[pred], y[pred], mk, mfc="none", color=c, ms=6)
     ax.axhline(floor, color="0.5", lw=0.8, ls=":")
-    ax.annotate("0 bytes copied (drawn at this floor)", (0.01, floor), xycoords=("axes fraction",
-                "data"), va="bottom", fontsize=7, color="0.3")
+    ax.annotate("0 bytes copied, drawn at this floor%s" % (": " + ", ".join(zeros) if zeros else
+                                                            ""),
+                (0.01, floor * 1.08), xycoords=("axes fraction", "data"), va="bottom", fontsize=7,
+                color="0.3")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(bottom=floor / 2)
@@ -150,7 +153,7 @@ def copied_per_byte(points, stem, title, upper=()):
     ax.set_title(title + " (hollow: counted by the dry-run plan, not run;\n"
                  "downward triangles: an upper bound, realloc may move a block without copying)")
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
-    ax.legend(ncol=2, framealpha=0.85, fontsize=7, loc="upper left")
+    ax.legend(framealpha=0.85, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, stem)
 
 
@@ -193,8 +196,9 @@ def cliff(panels, stem):
 
 def extrapolation(lines, stem, target, title):
     """Every strategy carried to the production size. lines: {strategy: (N, t, fit)} where fit
-    has predict(N) -> (median, lo, hi). Measured medians solid, the model from the largest measured
-    size to target dashed inside its 95% prediction band, the prediction at target a hollow mark."""
+    has predict(N) -> (median, lo, hi), or is None: not predicted (labelled so, no band).
+    Measured medians solid, the model from the largest measured size to target dashed inside its
+    95% prediction band, the prediction at target a hollow mark."""
     if not any((l[2] is not None and l[2].ok) or (len(l[0]) and max(l[0]) >= target)
                for l in lines.values()):
         return None
@@ -218,6 +222,9 @@ def extrapolation(lines, stem, target, title):
         else:
             top = None
         if fit is None or not fit.ok:
+            if top is not None and top < target:  # measured, but no band to 1.7 GB: say so
+                ax.annotate(" %s: not predicted" % s, (top, med[-1]), fontsize=7, color=c,
+                            va="center")
             continue
         if top is None or top < target:
             start = top if top is not None else target / 64
@@ -272,7 +279,7 @@ def bars(items, stem, title, ylabel, baseline=None, ref=None):
     ax.set_xlabel(ylabel)
     ax.set_title(title)
     ax.grid(True, axis="x", which="both", lw=0.3, alpha=0.5)
-    ax.set_xlim(right=ax.get_xlim()[1] * 6)
+    ax.set_xlim(right=ax.get_xlim()[1] * 4)
     return save(fig, stem)
 
 
@@ -317,3 +324,13 @@ def _bytes(n):
     if n >= 1e9:
         return "%.3g GB" % (n / 1e9)
     return "%.3g MB" % (n / 1e6)
+
+
+if __name__ == "__main__":
+    import argparse
+    _ap = argparse.ArgumentParser(
+        description="plots is a module (import plots): the report's charts, drawn by "
+        "report.py. Run as a script it only prints this help.", epilog=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _ap.parse_args()
+    _ap.print_help()

@@ -1,16 +1,19 @@
 #!/usr/bin/python3
 """report.py - REPORT.md and its charts from a hotbench run's JSON.
 
-usage: report.py [--run RUN.json] [--e2e E2E.json] [--peers PEERS.json] [--out DIR]
-
 Reads google-benchmark JSON written by `make bench` (default results/latest.json), and when present
-the whole-process runs of `make bench-e2e` (results/e2e-latest.json) and the peers of `make
-bench-peers` (results/peers-latest.json). Writes DIR/REPORT.md (default results/) and its charts as
-PNG and SVG under DIR/charts/. Every figure in the report is computed here from those files:
-medians and coefficients of variation of the repetitions, fitted models t = a + b*N^k (the piecewise
-httpcore model for httpcore), predictions at the production size with 95% prediction intervals,
-and the leave-largest-out validation of every fit (scripts/hbfit.py says how). Run under Debian's
-/usr/bin/python3 (python3-matplotlib, python3-numpy, python3-scipy).
+the whole-process runs of `make bench-e2e` (results/e2e-latest.json), the peers of `make
+bench-peers` (results/peers-latest.json) and the status of `make bench`'s parts
+(results/bench-status.json: each part's status, duration, error and command). Writes DIR/REPORT.md
+(default results/) and its charts as PNG and SVG under DIR/charts/. Every figure in the report is
+computed here from those files: medians and coefficients of variation of the repetitions, fitted
+models t = a + b*N^k (the piecewise httpcore model for httpcore), predictions at the production
+size with 95% prediction intervals, and the leave-largest-out validation of every fit
+(scripts/hbfit.py says how). A body strategy measured only below twice the last-level cache is
+not predicted at 1.7 GB; an interval wider than 100x is printed as unbounded. Whatever the run
+lacks (a family, sizes the budget skipped, the e2e or peers results) is one sentence naming the
+command that measures it. Run under Debian's /usr/bin/python3 (python3-matplotlib,
+python3-numpy, python3-scipy).
 """
 
 import argparse
@@ -439,8 +442,8 @@ def parse_args(argv=None):
     ap.add_argument("--out", default="results", help="folder of REPORT.md and charts/ "
                     "(%(default)s)")
     ap.add_argument("--chart-formats", default="png,svg",
-                    help="comma-separated chart files to write (%(default)s); none: draw every "
-                    "chart but write no file (the tests)")
+                    help="comma-separated chart files to write (%(default)s); none: build "
+                    "every chart but write no file (the tests)")
     ap.add_argument("--dpi", type=int, default=None,
                     help="PNG resolution in dots per inch (default: each chart's own)")
     a = ap.parse_args(argv)
@@ -631,7 +634,9 @@ def bufgrow_section(run, fits, limit, stem):
                       None if r["no_predict"] else r["fit"], r["val"]) for s, r in f.items()}
         png = plots.extrapolation(lines_, stem(key + "-extrapolation"), PROD_SIZE,
                                   g["title"] + ": every strategy carried to 1.7 GB")
-        md += link(png, key + " extrapolated")
+        md += link(png, key + " extrapolated") or [
+            "No chart carries the strategies to 1.7 GB: none was measured or predicted there.",
+            ""]
     md += copied_section(run, stem)
     md += cliff_section(run, fits["bufgrow"], stem, limit)
     return md
