@@ -21,16 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 import hbfit  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok    " if ok else "FAIL  ") + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from test_report_util import check, done  # noqa: E402
 
 
 def noisy(rng, t, cv):
@@ -157,5 +148,4 @@ if hotbench:
         check(bad.returncode != 0 and "make bench" in bad.stderr,
               "a missing run JSON: non-zero exit, says to run make bench")
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()

@@ -5,19 +5,17 @@ Prints one line per check and 'N passed, M failed'; exits 1 on a failure."""
 
 import os
 import subprocess
-import sys
 import tempfile
 
+from test_report_util import check, done
+
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts")
-passed = failed = 0
 for name in ("report.py", "plots.py", "hbfit.py", "peers_report.py", "e2e_report.py"):
     with tempfile.TemporaryDirectory() as cwd:
         r = subprocess.run(["/usr/bin/python3", "-B", os.path.join(SCRIPTS, name), "--help"],
                            cwd=cwd, capture_output=True, text=True)
         ok = r.returncode == 0 and r.stdout.startswith("usage: ") and not os.listdir(cwd)
-        print(("ok    " if ok else "FAIL  ") + "%s --help: exit %d, %s, creates %s" % (
+        check(ok, "%s --help: exit %d, %s, creates %s" % (
             name, r.returncode, r.stdout[:40].splitlines()[0] if r.stdout else "no output",
             os.listdir(cwd) or "nothing"))
-        passed, failed = passed + ok, failed + (not ok)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()

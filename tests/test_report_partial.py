@@ -25,16 +25,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 import report  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "fixtures", "run-full-reduced.json")
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok    " if ok else "FAIL  ") + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from test_report_util import check, done  # noqa: E402
 
 
 def render(tmp, name, doc, *extra):
@@ -150,5 +141,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(text is not None and "**Missing: the in-process run**" in text and
           "| e2e | **failed** |" in text, "no run JSON but a status: a report of the parts " + err)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
