@@ -269,7 +269,7 @@ def _val_cell(r, g):
         f_ = r["fit"].linear if isinstance(r["fit"], SumFit) else r["fit"]
         n = getattr(f_, "n_sizes", getattr(f_, "n_points", 0))
         return ("not validated (fitted on %d sizes: too few to leave one out)" % n
-                if f_ is not None else "-")
+                if f_ is not None and f_.ok else "-")
     ve = "%+.1f%% at %s" % (100 * v["error"], _n(v["size"], g["unit"]))
     if abs(v["error"]) > hbfit.VALIDATION_LIMIT:
         ve = "**%s FLAGGED (> %d%%)**" % (ve, 100 * hbfit.VALIDATION_LIMIT)
