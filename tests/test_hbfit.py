@@ -91,6 +91,12 @@ check(float(hbfit.additive_copies(2 ** 22, bits, read)) == 0.0 and
 f = hbfit.PowerFit([1e6, 1e6, 2e6], [1.0, 1.1, 2.0])
 check(not f.ok and "fewer than 3" in f.why, "two sizes: no fit (%s)" % f.why)
 
+# 5b. intervals: digits only when at most 100x wide (issue 11 §3)
+for lo, hi, want in ((1.0, 50.0, "[1 s, 50 s]"), (1e-3, 1.0, "unbounded"),
+                     (0.0, 1.0, "unbounded"), (1.0, float("inf"), "unbounded")):
+    got = hbfit.fmt_interval(lo, hi)
+    check(want in got, "fmt_interval(%g, %g) = %r" % (lo, hi, got))
+
 # 6. hotbench itself: its httpcore sink copies exactly what additive_copies says past the
 # threshold (two sizes past it differ by X(N2) - X(N1) plus the final copy's N2 - N1), and
 # report.py renders a report of a real (smoke) run

@@ -104,6 +104,19 @@ with tempfile.TemporaryDirectory() as tmp:
         b for b in base["benchmarks"] if "/exact/" not in b["name"]]})
     check(text is not None and "ratio to `exact`" in text, "no `exact` rows: a report " + err)
 
+    # realloc's counts are upper bounds: from the counter when the run carries it
+    ub = copy.deepcopy(base)
+    for b in ub["benchmarks"]:
+        if b["name"].startswith("bufgrow/") and not b.get("error_occurred"):
+            b["bytes_copied_is_upper_bound"] = 1 if "/sds/" in b["name"] else 0
+    text, err = render(tmp, "upper", ub)
+    check(text is not None and "For `sds`, which grow with `realloc`" in text and
+          "are assumed" not in text, "bytes_copied_is_upper_bound = 1 marks `sds` only " + err)
+    text, err = render(tmp, "upper-old", base)
+    check(text is not None and "For `realloc-doubling`, `sds`, which" in text and
+          "are assumed" in text, "without the counter: the registry's realloc strategies, "
+          "said to be assumed " + err)
+
     # the bench status: parts listed, a failed part's error and command; calibration shown
     status = {"schema": "hotbench-bench-status/1", "profile": "full",
               "started": "2026-12-01T10:00:00Z", "finished": "2026-12-01T11:05:00Z",
