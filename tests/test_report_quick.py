@@ -10,7 +10,6 @@ why, print no interval spanning more than 100x as digits, state the fit range it
 line per check and 'N passed, M failed'; exits 1 on a failure.
 """
 
-import json
 import os
 import re
 import sys
