@@ -313,7 +313,7 @@ def lines(series, stem, title, xlabel, ylabel, logx=False, logy=True, xticks=Non
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
-    ax.legend(ncol=2, framealpha=0.85, fontsize=7)
+    ax.legend(framealpha=0.85, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, stem)
 
 
