@@ -431,14 +431,15 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n", 1)[1],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--run", default="results/latest.json", help="run JSON (%(default)s)")
+    ap.add_argument("--run", default=None, help="run JSON (results/latest.json)")
     ap.add_argument("--e2e", default="results/e2e-latest.json",
                     help="hyperfine results of make bench-e2e (%(default)s; optional)")
     ap.add_argument("--peers", default="results/peers-latest.json",
                     help="peers of make bench-peers (%(default)s; optional)")
     ap.add_argument("--status", default=None,
                     help="make bench's status of its parts (default: results/bench-status.json "
-                    "when it exists; optional)")
+                    "when it exists and --run is not given or is its in-process output; "
+                    "optional)")
     ap.add_argument("--out", default="results", help="folder of REPORT.md and charts/ "
                     "(%(default)s)")
     ap.add_argument("--chart-formats", default="png,svg",
@@ -447,9 +448,22 @@ def parse_args(argv=None):
     ap.add_argument("--dpi", type=int, default=None,
                     help="PNG resolution in dots per inch (default: each chart's own)")
     a = ap.parse_args(argv)
-    if a.status is None and os.path.exists("results/bench-status.json"):
+    if a.status is None and _status_of(a.run, "results/bench-status.json"):
         a.status = "results/bench-status.json"
+    a.run = a.run or "results/latest.json"
     return a
+
+
+def _status_of(run, path):
+    """True when the bench status at path describes the run JSON run (None: the latest run):
+    another run's report must not list the parts of the last `make bench`."""
+    st = load_status(path)[0]
+    if st is None:
+        return False
+    if run is None:
+        return True
+    out = [p.get("output") for p in st.get("parts") or [] if p.get("name") == "in-process"]
+    return bool(out and out[0]) and os.path.realpath(out[0]) == os.path.realpath(run)
 
 
 def load_run(path, status):

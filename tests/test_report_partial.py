@@ -150,6 +150,23 @@ with tempfile.TemporaryDirectory() as tmp:
     text, err = render(tmp, "calib", cal)
     check(text is not None and "first touch of fresh memory 0.41 GB/s, copy of warm memory "
           "8.2 GB/s" in text, "the calibration from the run's context " + err)
+    # the default status: results/bench-status.json, for the run it describes only
+    top = os.path.join(tmp, "top")
+    os.makedirs(os.path.join(top, "results"))
+    with open(os.path.join(top, "results", "latest.json"), "w") as fh:
+        json.dump(base, fh)
+    status["parts"][0]["output"] = "results/latest.json"
+    with open(os.path.join(top, "results", "bench-status.json"), "w") as fh:
+        json.dump(status, fh)
+    here = os.getcwd()
+    os.chdir(top)
+    try:
+        seen = [report.parse_args(args).status for args in
+                ([], ["--run", "results/latest.json"], ["--run", spath])]
+    finally:
+        os.chdir(here)
+    check(seen == ["results/bench-status.json"] * 2 + [None], "results/bench-status.json by "
+          "default for the run it describes, not for another run (%s)" % seen)
     text, err = render(tmp, "no-run", None, "--status", spath)
     check(text is not None and "**Missing: the in-process run**" in text and
           "| e2e | **failed** |" in text, "no run JSON but a status: a report of the parts " + err)
