@@ -386,7 +386,7 @@ def status_section(st, path):
                 else "", p.get("error") or "no error recorded",
                 shlex.join(cmd) if cmd else "make bench"))
     if notes:
-        md += ["", "The report below is written from the parts that succeeded."] + notes
+        md += ["", "The report below is written from the parts that succeeded.", ""] + notes
     return md + [""]
 
 
