@@ -196,7 +196,8 @@ def cliff(panels, stem):
 
 def extrapolation(lines, stem, target, title):
     """Every strategy carried to the production size. lines: {strategy: (N, t, fit)} where fit
-    has predict(N) -> (median, lo, hi), or is None: not predicted (labelled so, no band).
+    has predict(N) -> (median, lo, hi), or is None: not predicted (labelled so, no band; nor for
+    an interval wider than hbfit.WIDE_INTERVAL at target).
     Measured medians solid, the model from the largest measured size to target dashed inside its
     95% prediction band, the prediction at target a hollow mark."""
     if not any((l[2] is not None and l[2].ok) or (len(l[0]) and max(l[0]) >= target)
@@ -231,7 +232,11 @@ def extrapolation(lines, stem, target, title):
             g = np.geomspace(start, target, 40)
             p = np.array([fit.predict(v) for v in g])
             ax.plot(g, p[:, 0], "--", color=c, lw=1.2, label=None if top else s + " (predicted)")
-            ax.fill_between(g, p[:, 1], p[:, 2], color=c, alpha=0.12, lw=0)
+            if hbfit.bounded(p[-1, 1], p[-1, 2]):  # an unbounded band would fill the chart
+                ax.fill_between(g, p[:, 1], p[:, 2], color=c, alpha=0.12, lw=0)
+            else:
+                ax.annotate(" %s: 95%% interval unbounded" % s, (target, p[-1, 0]), fontsize=7,
+                            color=c, va="center")
             ax.plot([target], [p[-1, 0]], "o", mfc="none", color=c, ms=7)
             ys.append(p[-1, 0])
     if ys:  # the bands may span decades: the limits follow the medians and predictions
