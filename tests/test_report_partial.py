@@ -6,8 +6,9 @@ From tests/fixtures/run-full-reduced.json (the reference run of results/referenc
 and days families, which the report does not use) it derives run JSONs with each family removed
 in turn, with every size of each family turned into google-benchmark skip records (as hotbench
 writes them: "error_occurred": true, "error_message": "skipped: ..."), and with the 32-bit cliff
-sizes past 2^30 skipped (the slow machine of issue 18). report.py renders each without error and
-says, in a sentence, what is missing and the command that measures it. Then the bench status
+sizes past 2^30 skipped (the slow machine of issue 18), and with everything skipped beside the
+reference e2e and peers results. report.py renders each without error and says, in a sentence,
+what is missing and the command that measures it. Then the bench status
 (--status) and the calibration in the environment. Charts are built but not written
 (--chart-formats none) to keep the test fast. Prints one line per check and 'N passed, M failed';
 exits 1 on a failure.
@@ -103,6 +104,21 @@ with tempfile.TemporaryDirectory() as tmp:
     text, err = render(tmp, "no-exact", {**base, "benchmarks": [
         b for b in base["benchmarks"] if "/exact/" not in b["name"]]})
     check(text is not None and "ratio to `exact`" in text, "no `exact` rows: a report " + err)
+
+    # the whole-process and peers sections beside a run in which everything was skipped
+    ref = os.path.join(HERE, "..", "results", "reference")
+    everything = all_skipped(base, lambda b: True)
+    json.dump(everything, open(os.path.join(tmp, "skipped.json"), "w"))
+    out = os.path.join(tmp, "skipped")
+    try:
+        report.main(["--run", os.path.join(tmp, "skipped.json"), "--e2e",
+                     os.path.join(ref, "e2e.json"), "--peers", os.path.join(ref, "peers.json"),
+                     "--out", out, "--chart-formats", "none"])
+        text, err = open(os.path.join(out, "REPORT.md")).read(), ""
+    except (Exception, SystemExit):
+        text, err = None, traceback.format_exc(limit=3)
+    check(text is not None and "could not be read" not in text and text.count("**Missing:") >= 6,
+          "every benchmark skipped, with the reference e2e and peers results: a report " + err)
 
     # realloc's counts are upper bounds: from the counter when the run carries it
     ub = copy.deepcopy(base)
