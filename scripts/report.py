@@ -718,7 +718,7 @@ def rfc3339_section(run, f, stem):
     items.sort(key=lambda x: np.median(x[1]))
     if f and not items:
         md += [missing_note(run, "RFC 3339 timestamps at 100,000 rows", "rfc3339",
-                            "^rfc3339/.*/rows:%d$" % PROD_ROWS, rows=PROD_ROWS), ""]
+                            "^rfc3339/.*/rows:%d/" % PROD_ROWS, rows=PROD_ROWS), ""]
     png = plots.bars(items, stem("rfc3339-bars"), "ns per timestamp at 100,000 rows (median, "
                      "min-max of the repetitions; the ratio to `%s` printed)" % g["ref"],
                      "time per timestamp (ns, log scale)", ref=g["ref"])

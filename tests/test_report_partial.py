@@ -100,6 +100,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(has_missing(text, "^bufgrow-cliff/httpcore/width:32/") and "--hb_budget=" in text
           and "past 1 GiB" in text, "the 32-bit cliff past 2^30 skipped: said, with a budget "
           "that measures it " + err)
+    # the production size of a case missing: the bars at 100,000 rows
+    text, err = render(tmp, "no-100k", {**base, "benchmarks": [
+        b for b in base["benchmarks"] if not b["name"].startswith("rfc3339/") or
+        "/rows:100000/" not in b["name"]]})
+    check(has_missing(text, "^rfc3339/.*/rows:100000/"), "rfc3339 without 100,000 rows: said, "
+          "with a filter that selects them " + err)
     # a group's reference row missing: ratios are '-', no crash
     text, err = render(tmp, "no-exact", {**base, "benchmarks": [
         b for b in base["benchmarks"] if "/exact/" not in b["name"]]})
