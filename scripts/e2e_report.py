@@ -122,10 +122,15 @@ def _plt():
     return plt
 
 
+# The chart files and the PNG resolution; report.py sets them from its --chart-formats and --dpi.
+FORMATS = ("png", "svg")
+DPI = 130
+
+
 def _save(fig, outdir, stem):
     os.makedirs(outdir, exist_ok=True)
-    for ext in ("png", "svg"):
-        fig.savefig(os.path.join(outdir, f"{stem}.{ext}"), dpi=130, bbox_inches="tight",
+    for ext in FORMATS:
+        fig.savefig(os.path.join(outdir, f"{stem}.{ext}"), dpi=DPI, bbox_inches="tight",
                     metadata={"Date": None} if ext == "svg" else None)
 
 
@@ -444,23 +449,22 @@ def _observations(summary, startup):
 
 
 def main(argv):
-    args, out, prefix = [], os.path.join("results", "charts"), "charts/"
-    it = iter(argv)
-    for a in it:
-        if a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        if a == "--out":
-            out = next(it)
-        elif a == "--prefix":
-            prefix = next(it)
-        else:
-            args.append(a)
-    e2e = args[0] if args else os.path.join("results", "e2e-latest.json")
-    run = args[1] if len(args) > 1 else os.path.join("results", "latest.json")
-    if not os.path.exists(run):
-        run = None
-    sys.stdout.write("## Whole-process runs (hyperfine)\n\n" + section(e2e, run, out, prefix))
+    import argparse
+    ap = argparse.ArgumentParser(
+        description="The whole-process section of the report, printed as Markdown; its charts "
+        "go into --out.", epilog=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("e2e", nargs="?", default=os.path.join("results", "e2e-latest.json"),
+                    help="merged hyperfine JSON of make bench-e2e (%(default)s)")
+    ap.add_argument("run", nargs="?", default=os.path.join("results", "latest.json"),
+                    help="run JSON of make bench, for the in-process figures (%(default)s)")
+    ap.add_argument("--out", default=os.path.join("results", "charts"),
+                    help="folder of the charts (%(default)s)")
+    ap.add_argument("--prefix", default="charts/", help="chart links' prefix (%(default)s)")
+    a = ap.parse_args(argv)
+    run = a.run if os.path.exists(a.run) else None
+    sys.stdout.write("## Whole-process runs (hyperfine)\n\n" + section(a.e2e, run, a.out,
+                                                                       a.prefix))
     return 0
 
 

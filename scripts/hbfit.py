@@ -39,6 +39,7 @@ import numpy as np
 from scipy import optimize, stats
 
 VALIDATION_LIMIT = 0.25  # a prediction whose leave-largest-out error exceeds this is flagged
+WIDE_INTERVAL = 100.0  # a 95% interval whose high / low exceeds this is shown as "unbounded"
 TIME_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -137,6 +138,20 @@ class Run:
         rows.sort(key=lambda r: r["params"][xparam])
         return (np.array([r["params"][xparam] for r in rows], dtype=float),
                 np.array([r["t"] for r in rows], dtype=float))
+
+    def upper_bound_strategies(self, family, fallback=()):
+        """The strategies of family whose bytes_copied counter is an upper bound (growth by
+        realloc, which may move a block with mremap and copy nothing): the rows whose counter
+        bytes_copied_is_upper_bound is 1. Returns (names, known): known is False when no row of
+        the family carries that counter (a run JSON older than it); names are then fallback."""
+        rows = [r for r in self.rows if r["family"] == family]
+        if not any("bytes_copied_is_upper_bound" in r["counters"] for r in rows):
+            return [s for s in fallback if s in self.strategies(family)], False
+        out = []
+        for r in rows:
+            if r["counters"].get("bytes_copied_is_upper_bound") == 1 and r["strategy"] not in out:
+                out.append(r["strategy"])
+        return out, True
 
     def skipped_at(self, family, strategy, **fixed):
         return [r for r in self.skipped if r["family"] == family and r["strategy"] == strategy
@@ -349,6 +364,21 @@ def validate(make_fit, N, t):
 
 # --- formatting ---------------------------------------------------------------------------------
 
+def bounded(lo, hi):
+    """True when a 95% interval [lo, hi] is narrow enough to print: lo > 0, hi finite and
+    hi / lo <= WIDE_INTERVAL (a wider one says nothing but that the model cannot tell)."""
+    return bool(lo > 0 and np.isfinite(hi) and hi / lo <= WIDE_INTERVAL)
+
+
+def fmt_interval(lo, hi, fmt=None):
+    """'[lo, hi]' formatted by fmt (default fmt_time), or 'unbounded' for an interval wider than
+    WIDE_INTERVAL: its digits would only mislead."""
+    if not bounded(lo, hi):
+        return "[95%% interval unbounded: wider than %gx]" % WIDE_INTERVAL
+    fmt = fmt or fmt_time
+    return "[%s, %s]" % (fmt(lo), fmt(hi))
+
+
 def fmt_time(s):
     """Seconds in the unit a reader compares: ns, us, ms, s, or hours past 2 h."""
     if s is None or not np.isfinite(s):
@@ -360,3 +390,14 @@ def fmt_time(s):
         if a >= f:
             return "%.3g %s" % (s / f, unit)
     return "%.3g ns" % (s / 1e-9)
+
+
+if __name__ == "__main__":
+    import argparse
+    _ap = argparse.ArgumentParser(
+        description="hbfit is a module (import hbfit): the run-JSON reader, models, predictions "
+        "and validation used by report.py, plots.py and gate.py. Run as a script it only prints "
+        "this help.", epilog=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _ap.parse_args()
+    _ap.print_help()

@@ -12,7 +12,8 @@ Agg); the Markdown links them as `<basename(outdir)>/<file>.png`, i.e. relative 
 that holds outdir (report.py passes <report folder>/charts); pass link_prefix to change that.
 Missing peers JSON: a short paragraph saying how to produce it. Run under /usr/bin/python3.
 
-Standalone: scripts/peers_report.py [PEERS.json [RUN.json [OUTDIR]]] prints the Markdown.
+Standalone: scripts/peers_report.py [PEERS.json [RUN.json [OUTDIR]]] prints the Markdown
+(--help: usage).
 """
 import json
 import math
@@ -87,9 +88,13 @@ def _plt():
     return plt
 
 
+# The chart files; report.py sets them from its --chart-formats (its --dpi sets savefig.dpi).
+FORMATS = ('png', 'svg')
+
+
 def _save(plt, fig, outdir, name, link_prefix):
     os.makedirs(outdir, exist_ok=True)
-    for ext in ('png', 'svg'):
+    for ext in FORMATS:
         fig.savefig(os.path.join(outdir, '%s.%s' % (name, ext)),
                     metadata={'Date': None} if ext == 'svg' else None)
     plt.close(fig)
@@ -207,16 +212,16 @@ def _cliff(p, c, cliff, fits):
         cliff['below_size'], fmt_s(cliff['below_s']), ' | '.join(
             '%s | %s' % (fmt_s(b), ratio(b, cliff['below_s'])) for b in below)))
     md.append('| one additive step at 2^30 (a new 1 GiB array and a copy) | %s | %s |' % (
-        fmt_s(java_step), ' | '.join('%s [%s, %s] | %s' % (
-            fmt_s(st[0]), fmt_s(st[1]), fmt_s(st[2]), ratio(st[0], java_step))
+        fmt_s(java_step), ' | '.join('%s %s | %s' % (
+            fmt_s(st[0]), hbfit.fmt_interval(st[1], st[2], fmt_s), ratio(st[0], java_step))
             for _, _, st, _ in models)))
     md.append('| additive steps to 1.7 GB | %s (its real reads: %s in all) | %s |' % (
         '{:,}'.format(plan.get('additive_steps', 0)), '{:,}'.format(plan.get('reads', 0)),
         ' | '.join('%s (full 4096-byte reads) | ' % '{:,}'.format(
             int(math.ceil((INCIDENT - GIB) / 4096))) for _ in models)))
     md.append('| `toByteArray` at 1.7 GB | %s (predicted) | %s |' % (
-        fmt_s(java_pred), ' | '.join('%s [%s, %s] (predicted) | %s' % (
-            fmt_s(pr[0]), fmt_s(pr[1]), fmt_s(pr[2]), ratio(pr[0], java_pred))
+        fmt_s(java_pred), ' | '.join('%s %s (predicted) | %s' % (
+            fmt_s(pr[0]), hbfit.fmt_interval(pr[1], pr[2], fmt_s), ratio(pr[0], java_pred))
             for _, _, _, pr in models)))
     md += ['', 'Java\'s step is the mean time `EntityUtils` spends in `ByteArrayBuffer.append` on '
            'a read that grows the buffer past 2^30 (%d steps timed, each a new `byte[]` of the '
@@ -323,28 +328,7 @@ def _volumes(p, c, outdir, link_prefix):
     peers = sorted({r['peer'] for r in runs})
     tags = sorted({r['tags_per_volume'] for r in runs})
     if len(tags) > 1:
-        plt = _plt()
-        fig, ax = plt.subplots(figsize=(8, 4.5))
-        for i, name in enumerate(peers):
-            pts = sorted((r['tags_per_volume'], r['ms_median']) for r in runs if r['peer'] == name)
-            ax.plot([x for x, _ in pts], [y for _, y in pts], 'o-', label=name,
-                    color=plt.get_cmap('tab10')(i))
-        for j, s in enumerate(C_VOLUMES):
-            pts = [(t, c.median_s('volumes/%s/volumes:300/tags:%d/compact:0/piece:0' % (s, t)))
-                   for t in tags]
-            pts = [(t, v * 1e3) for t, v in pts if v]
-            if pts:
-                ax.plot([x for x, _ in pts], [y for _, y in pts], 's--', ms=3, label='C ' + s,
-                        color=plt.get_cmap('Set2')(j))
-        ax.set_yscale('log')
-        ax.set_xscale('symlog', linthresh=1)
-        ax.set_xlim(left=0)
-        ax.set_xlabel('tags per volume (300 volumes)')
-        ax.set_ylabel('ms per response (log scale)')
-        ax.set_title('Tag scaling: real engines (solid) and C strategies (dashed)')
-        ax.grid(alpha=0.3, which='both')
-        ax.legend(ncol=2)
-        png = _save(plt, fig, outdir, 'peers-volumes-tags', link_prefix)
+        png = _tags_chart(runs, peers, tags, c, outdir, link_prefix)
         md += ['| tags per volume | ' + ' | '.join(peers) + ' | C `expat-typed` |',
                '|---' * (len(peers) + 2) + '|']
         for t in tags:
@@ -361,6 +345,35 @@ def _volumes(p, c, outdir, link_prefix):
                                             else '-'))
         md += ['', 'Milliseconds per response.', '', '![peers volumes tags](%s)' % png, '']
     return md
+
+
+def _tags_chart(runs, peers, tags, c, outdir, link_prefix):
+    """ms per response against tags per volume: the real engines solid, the C strategies dashed,
+    on a symlog x axis (0 tags has its place) that says it is one."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for i, name in enumerate(peers):
+        pts = sorted((r['tags_per_volume'], r['ms_median']) for r in runs if r['peer'] == name)
+        ax.plot([x for x, _ in pts], [y for _, y in pts], 'o-', label=name,
+                color=plt.get_cmap('tab10')(i))
+    for j, s in enumerate(C_VOLUMES):
+        pts = [(t, c.median_s('volumes/%s/volumes:300/tags:%d/compact:0/piece:0' % (s, t)))
+               for t in tags]
+        pts = [(t, v * 1e3) for t, v in pts if v]
+        if pts:
+            ax.plot([x for x, _ in pts], [y for _, y in pts], 's--', ms=3, label='C ' + s,
+                    color=plt.get_cmap('Set2')(j))
+    ax.set_yscale('log')
+    ax.set_xscale('symlog', linthresh=1)
+    ax.set_xlim(-0.4, max(tags) * 1.35)  # room for the markers at 0 and at the largest
+    ax.set_xticks(tags)
+    ax.set_xticklabels([str(t) for t in tags])
+    ax.set_xlabel('tags per volume, 300 volumes (symlog axis: linear from 0 to 1, log above)')
+    ax.set_ylabel('ms per response (log scale)')
+    ax.set_title('Tag scaling: real engines (solid) and C strategies (dashed)')
+    ax.grid(alpha=0.3, which='both')
+    ax.legend(ncol=2)
+    return _save(plt, fig, outdir, 'peers-volumes-tags', link_prefix)
 
 
 def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
@@ -406,9 +419,22 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
     return '\n'.join(md)
 
 
+def main(argv=None):
+    import argparse
+    ap = argparse.ArgumentParser(
+        description='The peers section of the report (scripts/peers.py\'s JSON beside the C '
+        'strategies of a run JSON), printed as Markdown; its charts go into OUTDIR.',
+        epilog=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('peers', nargs='?', default='results/peers-latest.json',
+                    help='peers JSON of make bench-peers (%(default)s)')
+    ap.add_argument('run', nargs='?', default='results/latest.json',
+                    help='run JSON of make bench, for the C figures (%(default)s)')
+    ap.add_argument('outdir', nargs='?', default='/tmp/peers-charts',
+                    help='folder of the charts (%(default)s)')
+    a = ap.parse_args(argv)
+    print(section(a.peers, a.run, a.outdir))
+    return 0
+
+
 if __name__ == '__main__':
-    args = sys.argv[1:]
-    peers = args[0] if args else 'results/peers-latest.json'
-    runj = args[1] if len(args) > 1 else 'results/latest.json'
-    out = args[2] if len(args) > 2 else '/tmp/peers-charts'
-    print(section(peers, runj, out))
+    sys.exit(main())

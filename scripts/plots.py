@@ -25,6 +25,21 @@ plt.rcParams.update({"font.size": 9, "legend.fontsize": 7.5, "axes.titlesize": 1
 _PALETTE = list(plt.get_cmap("tab10").colors) + ["#000000", "#b8860b", "#000080", "#7fff00",
                                                  "#800000"]
 _colours = {}
+# The files each chart is written as; report.py's --chart-formats and --dpi change them (tests
+# draw PNG only, at a low resolution).
+FORMATS = ("png", "svg")
+DPI = None  # None: each chart's own
+
+
+def configure(formats=None, dpi=None):
+    """Sets the chart formats (a sequence of "png", "svg") and the PNG resolution (dots per inch)
+    for every chart drawn after the call, this module's and the e2e and peers sections'."""
+    global FORMATS, DPI
+    if formats:
+        FORMATS = tuple(f for f in formats if f != "none")  # none: build, draw, write nothing
+    if dpi:
+        DPI = dpi
+        plt.rcParams["savefig.dpi"] = dpi
 
 
 def colour(strategy):
@@ -34,9 +49,11 @@ def colour(strategy):
     return _colours[strategy]
 
 
-def save(fig, stem):
-    fig.savefig(stem + ".png")
-    fig.savefig(stem + ".svg", metadata={"Date": None})  # no timestamp: same data, same file
+def save(fig, stem, tight_layout=False):
+    if tight_layout and FORMATS:  # a layout for the files (none: no files, no layout)
+        fig.tight_layout()
+    for ext in FORMATS:  # SVG: no timestamp, so the same data gives the same file
+        fig.savefig(stem + "." + ext, metadata={"Date": None} if ext == "svg" else None)
     plt.close(fig)
     return os.path.basename(stem) + ".png"
 
@@ -98,34 +115,56 @@ def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=
     return save(fig, stem)
 
 
-def copied_per_byte(points, stem, title):
-    """Bytes copied by growth per payload byte against size. points: {strategy: (N, ratio,
-    predicted flags)}; predicted points (from the dry-run plan of a skipped size) hollow.
-    Returns None when there is nothing to draw."""
+def copied_per_byte(points, stem, title, upper=()):
+    """Bytes copied by growth per payload byte against size, on log axes. points: {strategy: (N,
+    ratio, predicted flags)}; predicted points (from the dry-run plan of a skipped size) hollow.
+    Zero (a strategy that copies nothing) has no place on a log axis: it is drawn on a floor
+    line below the smallest positive ratio, labelled 0. upper: the strategies whose counts are
+    upper bounds (growth by realloc), drawn as downward triangles. None when nothing to draw."""
     if not any(len(v[0]) for v in points.values()):
         return None
-    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    pos = [x for _, r, _ in points.values() for x in r if x > 0]
+    floor = 10.0 ** np.floor(np.log10(0.99 * min(pos))) if pos else 0.1
+    zeros = [s for s, (_, r, _) in points.items() if len(r) and max(r) <= 0]
+    fig, ax = plt.subplots(figsize=(9, 4.6))
     for s, (N, r, pred) in points.items():
         c = colour(s)
-        N, r, pred = np.asarray(N), np.asarray(r), np.asarray(pred, bool)
-        ax.plot(N, r, "-", color=c, lw=1.2, label=s)
-        ax.plot(N[~pred], r[~pred], "o", color=c, ms=4)
+        N, r, pred = np.asarray(N), np.asarray(r, float), np.asarray(pred, bool)
+        zero = r <= 0
+        y = np.where(zero, floor, r)
+        mk = "v" if s in upper else "o"
+        lab = s + (" (upper bound: realloc)" if s in upper else
+                   " (0: copies nothing)" if zero.all() else "")
+        ax.plot(N, y, "-", color=c, lw=1.2, label=lab, marker=mk if s in upper else None,
+                ms=5, mfc="none" if s in upper else c)
+        ax.plot(N[~pred], y[~pred], mk, color=c, ms=4 if mk == "o" else 5)
         if pred.any():
-            ax.plot(N[pred], r[pred], "o", mfc="none", color=c, ms=6)
+            ax.plot(N[pred], y[pred], mk, mfc="none", color=c, ms=6)
+    ax.axhline(floor, color="0.5", lw=0.8, ls=":")
+    ax.annotate("0 bytes copied, drawn at this floor%s" % (": " + ", ".join(zeros) if zeros else
+                                                            ""),
+                (0.01, floor * 1.08), xycoords=("axes fraction", "data"), va="bottom", fontsize=7,
+                color="0.3")
     ax.set_xscale("log")
-    ax.set_yscale("symlog", linthresh=0.1)
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=floor / 2)
     ax.set_xlabel("payload size N (bytes)")
-    ax.set_ylabel("bytes copied per payload byte")
-    ax.set_title(title + " (hollow: counted by the dry-run plan, not run)")
+    ax.set_ylabel("bytes copied per payload byte (log scale)")
+    ax.set_title(title + " (hollow: counted by the dry-run plan, not run;\n"
+                 "downward triangles: an upper bound, realloc may move a block without copying)")
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
-    ax.legend(ncol=2, framealpha=0.85)
+    ax.legend(framealpha=0.85, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, stem)
 
 
 def cliff(panels, stem):
     """httpcore's overflow cliff: ns per byte against size, one panel per capacity width.
     panels: [(title, N, t, threshold, PiecewiseFit or None)]. The x axis is the size in MiB, or,
-    when the panel spans less than 1% of its threshold, KiB past the threshold."""
+    when the panel spans less than 1% of its threshold, KiB past the threshold. Panels without a
+    point are left out; None when none has one."""
+    panels = [p for p in panels if len(p[1])]
+    if not panels:
+        return None
     fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 4.4), squeeze=False)
     for ax, (title, N, t, L, fit) in zip(axes[0], panels):
         xs, med, el, eh = _spread(N, t, 1e9)
@@ -152,14 +191,15 @@ def cliff(panels, stem):
         ax.set_title(title)
         ax.grid(True, which="both", lw=0.3, alpha=0.5)
         ax.legend(fontsize=6.5, framealpha=0.9, loc="lower right" if narrow else "center right")
-    fig.tight_layout()
-    return save(fig, stem)
+    return save(fig, stem, tight_layout=True)
 
 
 def extrapolation(lines, stem, target, title):
     """Every strategy carried to the production size. lines: {strategy: (N, t, fit)} where fit
-    has predict(N) -> (median, lo, hi). Measured medians solid, the model from the largest measured
-    size to target dashed inside its 95% prediction band, the prediction at target a hollow mark."""
+    has predict(N) -> (median, lo, hi), or is None: not predicted (labelled so, no band; nor for
+    an interval wider than hbfit.WIDE_INTERVAL at target).
+    Measured medians solid, the model from the largest measured size to target dashed inside its
+    95% prediction band, the prediction at target a hollow mark."""
     if not any((l[2] is not None and l[2].ok) or (len(l[0]) and max(l[0]) >= target)
                for l in lines.values()):
         return None
@@ -183,13 +223,20 @@ def extrapolation(lines, stem, target, title):
         else:
             top = None
         if fit is None or not fit.ok:
+            if top is not None and top < target:  # measured, but no band to 1.7 GB: say so
+                ax.annotate(" %s: not predicted" % s, (top, med[-1]), fontsize=7, color=c,
+                            va="center")
             continue
         if top is None or top < target:
             start = top if top is not None else target / 64
             g = np.geomspace(start, target, 40)
             p = np.array([fit.predict(v) for v in g])
             ax.plot(g, p[:, 0], "--", color=c, lw=1.2, label=None if top else s + " (predicted)")
-            ax.fill_between(g, p[:, 1], p[:, 2], color=c, alpha=0.12, lw=0)
+            if hbfit.bounded(p[-1, 1], p[-1, 2]):  # an unbounded band would fill the chart
+                ax.fill_between(g, p[:, 1], p[:, 2], color=c, alpha=0.12, lw=0)
+            else:
+                ax.annotate(" %s: 95%% interval unbounded" % s, (target, p[-1, 0]), fontsize=7,
+                            color=c, va="center")
             ax.plot([target], [p[-1, 0]], "o", mfc="none", color=c, ms=7)
             ys.append(p[-1, 0])
     if ys:  # the bands may span decades: the limits follow the medians and predictions
@@ -210,8 +257,10 @@ def extrapolation(lines, stem, target, title):
     return save(fig, stem)
 
 
-def bars(items, stem, title, ylabel, baseline=None):
-    """Horizontal bars, one per strategy, the median with min-max whiskers.
+def bars(items, stem, title, ylabel, baseline=None, ref=None):
+    """Horizontal bars on a log axis, one per strategy, the median with min-max whiskers, each
+    labelled with its median and its ratio to the median of ref (else of the fastest bar): bar
+    lengths on a log axis understate ratios, the printed figure does not.
     items: [(strategy, values)] in the order drawn (top first). None when items is empty."""
     if not items:
         return None
@@ -220,10 +269,13 @@ def bars(items, stem, title, ylabel, baseline=None):
     med = np.array([np.median(v) for _, v in items])
     lo = med - np.array([np.min(v) for _, v in items])
     hi = np.array([np.max(v) for _, v in items]) - med
+    base = med[names.index(ref)] if ref in names else med.min()
+    base_name = ref if ref in names else names[int(np.argmin(med))]
     y = np.arange(len(items))[::-1]
     ax.barh(y, med, xerr=[lo, hi], color=[colour(s) for s in names], capsize=3, height=0.65)
-    for yi, m in zip(y, med):
-        ax.text(m, yi, "  %.3g" % m, va="center", fontsize=7.5)
+    for yi, m, h in zip(y, med, hi):
+        ax.text(m + h, yi, "  %.3g  (%sx %s)" % (m, _ratio(m / base), base_name), va="center",
+                fontsize=7.5)
     if baseline is not None:
         ax.axvline(baseline, color="0.3", lw=0.8, ls=":")
     ax.set_yticks(y)
@@ -232,8 +284,12 @@ def bars(items, stem, title, ylabel, baseline=None):
     ax.set_xlabel(ylabel)
     ax.set_title(title)
     ax.grid(True, axis="x", which="both", lw=0.3, alpha=0.5)
-    ax.set_xlim(right=ax.get_xlim()[1] * 2.5)
+    ax.set_xlim(right=ax.get_xlim()[1] * 4)
     return save(fig, stem)
+
+
+def _ratio(r):
+    return "%.2f" % r if r < 10 else "%.3g" % r
 
 
 def lines(series, stem, title, xlabel, ylabel, logx=False, logy=True, xticks=None):
@@ -262,7 +318,7 @@ def lines(series, stem, title, xlabel, ylabel, logx=False, logy=True, xticks=Non
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
-    ax.legend(ncol=2, framealpha=0.85, fontsize=7)
+    ax.legend(framealpha=0.85, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, stem)
 
 
@@ -273,3 +329,13 @@ def _bytes(n):
     if n >= 1e9:
         return "%.3g GB" % (n / 1e9)
     return "%.3g MB" % (n / 1e6)
+
+
+if __name__ == "__main__":
+    import argparse
+    _ap = argparse.ArgumentParser(
+        description="plots is a module (import plots): the report's charts, drawn by "
+        "report.py. Run as a script it only prints this help.", epilog=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _ap.parse_args()
+    _ap.print_help()

@@ -21,16 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 import hbfit  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok    " if ok else "FAIL  ") + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from test_report_util import check, done  # noqa: E402
 
 
 def noisy(rng, t, cv):
@@ -100,6 +91,12 @@ check(float(hbfit.additive_copies(2 ** 22, bits, read)) == 0.0 and
 f = hbfit.PowerFit([1e6, 1e6, 2e6], [1.0, 1.1, 2.0])
 check(not f.ok and "fewer than 3" in f.why, "two sizes: no fit (%s)" % f.why)
 
+# 5b. intervals: digits only when at most 100x wide (issue 11 §3)
+for lo, hi, want in ((1.0, 50.0, "[1 s, 50 s]"), (1e-3, 1.0, "unbounded"),
+                     (0.0, 1.0, "unbounded"), (1.0, float("inf"), "unbounded")):
+    got = hbfit.fmt_interval(lo, hi)
+    check(want in got, "fmt_interval(%g, %g) = %r" % (lo, hi, got))
+
 # 6. hotbench itself: its httpcore sink copies exactly what additive_copies says past the
 # threshold (two sizes past it differ by X(N2) - X(N1) plus the final copy's N2 - N1), and
 # report.py renders a report of a real (smoke) run
@@ -157,5 +154,4 @@ if hotbench:
         check(bad.returncode != 0 and "make bench" in bad.stderr,
               "a missing run JSON: non-zero exit, says to run make bench")
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()

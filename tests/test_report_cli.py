@@ -1,0 +1,21 @@
+#!/usr/bin/python3
+"""test_report_cli.py - every report script answers --help (issue 11 §5): usage on stdout, exit 0,
+and nothing created in the working directory (peers_report.py used to read '--help' as a file).
+Prints one line per check and 'N passed, M failed'; exits 1 on a failure."""
+
+import os
+import subprocess
+import tempfile
+
+from test_report_util import check, done
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts")
+for name in ("report.py", "plots.py", "hbfit.py", "peers_report.py", "e2e_report.py"):
+    with tempfile.TemporaryDirectory() as cwd:
+        r = subprocess.run(["/usr/bin/python3", "-B", os.path.join(SCRIPTS, name), "--help"],
+                           cwd=cwd, capture_output=True, text=True)
+        ok = r.returncode == 0 and r.stdout.startswith("usage: ") and not os.listdir(cwd)
+        check(ok, "%s --help: exit %d, %s, creates %s" % (
+            name, r.returncode, r.stdout[:40].splitlines()[0] if r.stdout else "no output",
+            os.listdir(cwd) or "nothing"))
+done()

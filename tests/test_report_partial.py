@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""test_report_partial.py - report.py never crashes on partial data (issue 18 §1, §3, §4).
+
+From tests/fixtures/run-full-reduced.json (the reference run of results/reference/run.json at
+0e05b27, its iteration rows only, without the volumes variants and the rfc3339 offset, columns
+and days families, which the report does not use) it derives run JSONs with each family removed
+in turn, with every size of each family turned into google-benchmark skip records (as hotbench
+writes them: "error_occurred": true, "error_message": "skipped: ..."), and with the 32-bit cliff
+sizes past 2^30 skipped (the slow machine of issue 18), and with everything skipped beside the
+reference e2e and peers results. report.py renders each without error and says, in a sentence,
+what is missing and the command that measures it. Then the bench status
+(--status) and the calibration in the environment. Charts are built but not written
+(--chart-formats none) to keep the test fast. Prints one line per check and 'N passed, M failed';
+exits 1 on a failure.
+"""
+
+import copy
+import json
+import os
+import sys
+import tempfile
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
+import report  # noqa: E402
+
+FIXTURE = os.path.join(HERE, "fixtures", "run-full-reduced.json")
+from test_report_util import check, done  # noqa: E402
+
+
+def render(tmp, name, doc, *extra):
+    """REPORT.md of doc (a run JSON dict, or None: no run JSON), or the exception's text."""
+    run = os.path.join(tmp, name + ".json")
+    if doc is not None:
+        with open(run, "w") as fh:
+            json.dump(doc, fh)
+    out = os.path.join(tmp, name)
+    none = os.path.join(tmp, "none.json")
+    try:
+        report.main(["--run", run, "--e2e", none, "--peers", none, "--out", out,
+                     "--chart-formats", "none", *extra])
+    except (Exception, SystemExit):
+        return None, traceback.format_exc(limit=3)
+    with open(os.path.join(out, "REPORT.md")) as fh:
+        return fh.read(), ""
+
+
+def family(b):
+    return b["name"].split("/")[0]
+
+
+def skip(b, message="skipped: predicted 99 s > budget 10 s (a test's skip)"):
+    """b as hotbench writes a skipped benchmark: no time, no counters."""
+    keep = ("name", "run_name", "run_type", "repetitions", "repetition_index", "time_unit")
+    out = {k: v for k, v in b.items() if k in keep}
+    out.update(error_occurred=True, error_message=message, iterations=0, real_time=0.0,
+               cpu_time=0.0)
+    return out
+
+
+def without(doc, fam):
+    d = copy.deepcopy(doc)
+    d["benchmarks"] = [b for b in d["benchmarks"] if family(b) != fam]
+    return d
+
+
+def all_skipped(doc, pred):
+    d = copy.deepcopy(doc)
+    d["benchmarks"] = [skip(b) if pred(b) else b for b in d["benchmarks"]]
+    return d
+
+
+def has_missing(text, filt):
+    return text is not None and "**Missing:" in text and \
+        "--benchmark_filter='%s" % filt in text
+
+
+with open(FIXTURE) as fh:
+    base = json.load(fh)
+families = sorted({family(b) for b in base["benchmarks"]})
+
+with tempfile.TemporaryDirectory() as tmp:
+    text, err = render(tmp, "whole", base)
+    check(text is not None and "**Missing:" not in text,
+          "the whole fixture: a report, nothing missing " + err)
+    for fam in families:
+        text, err = render(tmp, "no-" + fam, without(base, fam))
+        check(has_missing(text, "^%s/" % fam), "%s removed: the report says it is missing and "
+              "how to measure it %s" % (fam, err))
+        text, err = render(tmp, "skip-" + fam, all_skipped(base, lambda b: family(b) == fam))
+        check(has_missing(text, "^%s/" % fam) and "skipped all" in text,
+              "every size of %s skipped: the report says so and how to measure it %s"
+              % (fam, err))
+    # issue 18: the budget skipped every 32-bit cliff size past 2^30 (plots.cliff crashed)
+    past = all_skipped(base, lambda b: b["name"].startswith("bufgrow-cliff/") and
+                       "/width:32/" in b["name"] and
+                       int(b["name"].split("size:")[1].split("/")[0]) > 2 ** 30)
+    text, err = render(tmp, "cliff-past", past)
+    check(has_missing(text, "^bufgrow-cliff/httpcore/width:32/") and "--hb_budget=" in text
+          and "past 1 GiB" in text, "the 32-bit cliff past 2^30 skipped: said, with a budget "
+          "that measures it " + err)
+    # the production size of a case missing: the bars at 100,000 rows
+    text, err = render(tmp, "no-100k", {**base, "benchmarks": [
+        b for b in base["benchmarks"] if not b["name"].startswith("rfc3339/") or
+        "/rows:100000/" not in b["name"]]})
+    check(has_missing(text, "^rfc3339/.*/rows:100000/"), "rfc3339 without 100,000 rows: said, "
+          "with a filter that selects them " + err)
+    # a group's reference row missing: ratios are '-', no crash
+    text, err = render(tmp, "no-exact", {**base, "benchmarks": [
+        b for b in base["benchmarks"] if "/exact/" not in b["name"]]})
+    check(text is not None and "ratio to `exact`" in text, "no `exact` rows: a report " + err)
+
+    # the whole-process and peers sections beside a run in which everything was skipped
+    ref = os.path.join(HERE, "..", "results", "reference")
+    everything = all_skipped(base, lambda b: True)
+    json.dump(everything, open(os.path.join(tmp, "skipped.json"), "w"))
+    out = os.path.join(tmp, "skipped")
+    try:
+        report.main(["--run", os.path.join(tmp, "skipped.json"), "--e2e",
+                     os.path.join(ref, "e2e.json"), "--peers", os.path.join(ref, "peers.json"),
+                     "--out", out, "--chart-formats", "none"])
+        text, err = open(os.path.join(out, "REPORT.md")).read(), ""
+    except (Exception, SystemExit):
+        text, err = None, traceback.format_exc(limit=3)
+    check(text is not None and "could not be read" not in text and text.count("**Missing:") >= 6,
+          "every benchmark skipped, with the reference e2e and peers results: a report " + err)
+
+    # realloc's counts are upper bounds: from the counter when the run carries it
+    ub = copy.deepcopy(base)
+    for b in ub["benchmarks"]:
+        if b["name"].startswith("bufgrow/") and not b.get("error_occurred"):
+            b["bytes_copied_is_upper_bound"] = 1 if "/sds/" in b["name"] else 0
+    text, err = render(tmp, "upper", ub)
+    check(text is not None and "For `sds`, which grow with `realloc`" in text and
+          "are assumed" not in text, "bytes_copied_is_upper_bound = 1 marks `sds` only " + err)
+    text, err = render(tmp, "upper-old", base)
+    check(text is not None and "For `realloc-doubling`, `sds`, which" in text and
+          "are assumed" in text, "without the counter: the registry's realloc strategies, "
+          "said to be assumed " + err)
+
+    # the bench status: parts listed, a failed part's error and command; calibration shown
+    status = {"schema": "hotbench-bench-status/1", "profile": "full",
+              "started": "2026-12-01T10:00:00Z", "finished": "2026-12-01T11:05:00Z",
+              "git_revision": "abc123", "host": "vm",
+              "calibration": {"schema": "hotbench-calibration/1", "first_touch_gbps": "0.23",
+                              "warm_copy_gbps": "7.1", "seconds": 3.2},
+              "parts": [
+                  {"name": "in-process", "status": "ok", "exit_code": 0, "error": None,
+                   "seconds": 1980, "expected_seconds": 2100, "output": "results/latest.json",
+                   "command": ["scripts/bench.sh", "build/hotbench"]},
+                  {"name": "e2e", "status": "failed", "exit_code": 2,
+                   "error": "hyperfine: command terminated with non-zero exit code",
+                   "seconds": 1800, "expected_seconds": 360, "output": None,
+                   "command": ["scripts/e2e.sh", "build"]},
+                  {"name": "peers", "status": "skipped", "exit_code": None,
+                   "error": "no JDK: install it with scripts/deps.sh --peers", "seconds": 0,
+                   "expected_seconds": 300, "output": None,
+                   "command": ["make", "bench-peers"]}]}
+    spath = os.path.join(tmp, "bench-status.json")
+    with open(spath, "w") as fh:
+        json.dump(status, fh)
+    text, err = render(tmp, "status", base, "--status", spath)
+    check(text is not None and "| e2e | **failed** |" in text and
+          "Re-run it with `scripts/e2e.sh build`" in text and "`peers` skipped" in text
+          and "hyperfine: command terminated" in text,
+          "--status: parts listed, the failed and skipped ones with error and command " + err)
+    check(text is not None and "first touch of fresh memory 0.23 GB/s" in text,
+          "the calibration from the status shown in the environment")
+    cal = copy.deepcopy(base)
+    cal["context"].update(hb_calib_first_touch_gbps="0.41", hb_calib_warm_copy_gbps="8.2")
+    text, err = render(tmp, "calib", cal)
+    check(text is not None and "first touch of fresh memory 0.41 GB/s, copy of warm memory "
+          "8.2 GB/s" in text, "the calibration from the run's context " + err)
+    # the default status: results/bench-status.json, for the run it describes only
+    top = os.path.join(tmp, "top")
+    os.makedirs(os.path.join(top, "results"))
+    with open(os.path.join(top, "results", "latest.json"), "w") as fh:
+        json.dump(base, fh)
+    status["parts"][0]["output"] = "results/latest.json"
+    with open(os.path.join(top, "results", "bench-status.json"), "w") as fh:
+        json.dump(status, fh)
+    here = os.getcwd()
+    os.chdir(top)
+    try:
+        seen = [report.parse_args(args).status for args in
+                ([], ["--run", "results/latest.json"], ["--run", spath])]
+    finally:
+        os.chdir(here)
+    check(seen == ["results/bench-status.json"] * 2 + [None], "results/bench-status.json by "
+          "default for the run it describes, not for another run (%s)" % seen)
+    text, err = render(tmp, "no-run", None, "--status", spath)
+    check(text is not None and "**Missing: the in-process run**" in text and
+          "| e2e | **failed** |" in text, "no run JSON but a status: a report of the parts " + err)
+
+done()
