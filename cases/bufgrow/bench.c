@@ -540,6 +540,9 @@ static void run(hb_state *st, void *arg)
     hb_state_counter(st, "growths", (double)stats.growths, 0);
     hb_state_counter(st, "allocations", (double)stats.allocations, 0);
     hb_state_counter(st, "peak_capacity_ratio", (double)stats.peak_capacity / n, 0);
+    /* 1 where bytes_copied counts realloc's moves, which glibc may make with mremap (no copy) */
+    hb_state_counter(st, "bytes_copied_is_upper_bound",
+                     b->strategy && b->strategy->uses_realloc ? 1.0 : 0.0, 0);
 }
 
 /* --- registration --------------------------------------------------------------------------- */
