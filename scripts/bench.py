@@ -20,7 +20,8 @@ Expected durations. A part's expected seconds on this machine = its seconds in t
 record (results/reference/bench-status.json; bench-status-quick.json for the quick profile)
 times the reference's first-touch GB/s / this machine's: the suite's cost is dominated by
 touching fresh memory, so a machine that first-touches at half the speed takes twice as long.
-Without a reference record (or a calibration) the durations are "unknown".
+Without a calibration (here or in the record) the record's seconds are used unscaled, and
+without a reference record of the same profile the durations are "unknown".
 
 Progress: while a part runs, a line at least every --progress-every seconds (default 30) with
 the time elapsed and remaining. A failed part does not stop the later ones; the report is
@@ -177,24 +178,30 @@ def expected_durations(parts, reference, profile, cal):
             ref = json.load(f)
         ref_ft = (ref.get("calibration") or {}).get("first_touch_gbps")
         ref_parts = {p["name"]: p for p in ref["parts"]}
+        if not isinstance(ref_ft, (int, float)) or ref_ft <= 0:
+            ref_ft = None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         return unknown, "expected duration: unknown (unreadable reference record %s: %s)" % (
             rel, e)
     if ref.get("profile") != profile:
         return unknown, "expected duration: unknown (the reference record %s is of profile %s)" % (
             rel, ref.get("profile"))
-    if not ref_ft or not cal:
-        return unknown, "expected duration: unknown (%s)" % (
-            "no calibration on this machine" if ref_ft else "%s has no calibration" % rel)
-    scale = ref_ft / cal["first_touch_gbps"]
+    if ref_ft and cal:
+        scale = ref_ft / cal["first_touch_gbps"]
+        model = ("expected duration = the reference run's seconds (%s, first touch %.3g GB/s) "
+                 "x %.3g / %.3g GB/s of first touch here = x %.2f (memory-bound cost dominates)"
+                 % (rel, ref_ft, ref_ft, cal["first_touch_gbps"], scale))
+    else:
+        scale = 1.0
+        why = ([] if cal else ["no calibration on this machine"]) + (
+            [] if ref_ft else ["the record has no calibration"])
+        model = "expected duration = the reference run's seconds (%s), unscaled: %s" % (
+            rel, " and ".join(why))
     out = {}
     for p in parts:
         r = ref_parts.get(p)
-        ok = r and r.get("status") == "ok" and r.get("seconds") is not None
+        ok = r and r.get("status") == "ok" and isinstance(r.get("seconds"), (int, float))
         out[p] = r["seconds"] * scale if ok else None
-    model = ("expected duration = the reference run's seconds (%s, first touch %.3g GB/s) x "
-             "%.3g / %.3g GB/s of first touch here = x %.2f (memory-bound cost dominates)"
-             % (rel, ref_ft, ref_ft, cal["first_touch_gbps"], scale))
     return out, model
 
 

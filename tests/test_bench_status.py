@@ -204,6 +204,19 @@ def test_no_calibration(top):
     assert "hb_calib_" not in cmd and "hb_cpu_model=" in cmd, cmd
     rc, out, err = bench(top, ["--profile", "quick"], {"FAKE_CAL": "bad"})
     assert rc == 0 and "calibration unavailable: unreadable output" in err, (rc, err)
+    # a reference record but no calibration here: its seconds, unscaled, and said so
+    os.makedirs(os.path.join(top, "results", "reference"))
+    with open(os.path.join(top, "results", "reference", "bench-status-quick.json"), "w") as f:
+        json.dump({"profile": "quick", "calibration": {"first_touch_gbps": "x"},
+                   "parts": [{"name": "in-process", "status": "ok", "seconds": 2.5},
+                             {"name": "report", "status": "failed", "seconds": 1}]}, f)
+    rc, out, err = bench(top, ["--profile", "quick"], {"FAKE_CAL": "missing"})
+    assert rc == 0 and "unscaled: no calibration on this machine" in err, (rc, err)
+    p = parts(status(top))
+    assert p["in-process"]["expected_seconds"] == 2.5, p
+    assert p["report"]["expected_seconds"] is None, p  # a failed part's seconds are no estimate
+    rc, out, err = bench(top, ["--profile", "full", "--parts", "report"], {"FAKE_CAL": "missing"})
+    assert "expected duration: unknown (no reference record" in err, err
 
 
 def test_peers_skipped_and_old_report(top):
