@@ -36,12 +36,13 @@ typedef void (*hb_bench_fn)(hb_state *st, void *arg);
 
 /* Options of a run, parsed by hb_main from --hb_* flags and handed to every case's register. */
 typedef struct hb_options {
-    double budget_s;      /* --hb_budget: skip a size predicted to take longer (s); default 10 */
+    double budget_s;      /* --hb_budget: skip a size of a quadratic strategy predicted to take
+                           * longer (s); default 10, at most 1e6 */
     const char *profile;  /* --hb_profile: "full" (default), "quick" (CI) or "smoke" (tests) */
     const char *data_dir; /* --hb_data: cache of generated inputs; default "data" */
     uint32_t read_size;   /* --hb_read: bytes per read for reading cases; default 4096 */
-    double max_memory;    /* --hb_max_memory: bytes a benchmark may hold at its peak; 0 (the
-                           * default) means 90% of MemAvailable at the time it runs */
+    double max_memory;    /* --hb_max_memory: bytes a benchmark may hold at its peak, 1 to 2^50;
+                           * 0 (the default) means 90% of MemAvailable at the time it runs */
     int repetitions;      /* --hb_repetitions (or --benchmark_repetitions): of every benchmark;
                            * default 3, 1 for the smoke profile */
 } hb_options;
@@ -73,10 +74,23 @@ enum hb_counter_flags {
  * HB_GIT_REV in the environment, compiler, flags, library versions), calls every case's
  * register_fn, runs the benchmarks with the console reporter (and --benchmark_out's file
  * reporter), and returns the process exit status: 0; 1 if any benchmark failed verification or
- * errored; 2 for a bad command line or when no benchmark matched the filter. */
+ * errored; 2 for a bad command line (an unknown flag; a value out of its documented range,
+ * including inf, nan and overflow) or when no benchmark matched the filter. With --hb_calibrate
+ * (and no --help) it only measures the machine (hb_calibrate.h), prints the JSON line on stdout
+ * and returns 0, or 1 when memory is short. */
 int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases);
 
-/* Adds key=value to the run's JSON "context" (benchmark::AddCustomContext). Copies both. */
+/* Nonzero if this run will run the benchmark named name (the full name as
+ * --benchmark_list_tests prints it, e.g. "bufgrow/doubling/size:65536/read:4096/real_time"):
+ * --benchmark_filter selects it (google-benchmark's rules: "" and "all" select all, a leading '-'
+ * negates, else an extended regular expression found in the name) and the run is not
+ * --benchmark_list_tests. For a case's register_fn, to do costly preparations (a machine probe)
+ * only when they will be used. */
+int hb_filter_selects(const char *name);
+
+/* Adds key=value to the run's JSON "context" (benchmark::AddCustomContext). Copies both. Must be
+ * called before the benchmarks run (in main or a case's register_fn): the context is written
+ * first. */
 void hb_add_context(const char *key, const char *value);
 
 /* --- registration --------------------------------------------------------------------------- */

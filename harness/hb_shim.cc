@@ -6,9 +6,12 @@
 // process exit status says whether every timed strategy was verified.
 
 #include "hb.h"
+#include "hb_calibrate.h"
+#include "hb_size.h"
 
 #include <benchmark/benchmark.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -17,6 +20,7 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -272,6 +276,144 @@ const char *flag_value(const char *arg, const char *name)
     return nullptr;
 }
 
+// The sane maxima of the numeric flags: beyond them a value is a typo, not a wish.
+const double kMaxBudgetS = 1e6;            // --hb_budget: ~11.6 days
+const uint64_t kMaxMemory = UINT64_C(1) << 50; // --hb_max_memory: 1 PiB (1125899906842624 bytes)
+
+// Parses the seconds of --hb_budget: a finite decimal in (0, kMaxBudgetS]. Returns 0 or 2 after
+// the message (inf, nan, overflow and underflow included).
+int parse_budget(const char *v, double *out)
+{
+    char *end = nullptr;
+    errno = 0;
+    double d = std::strtod(v, &end);
+    if (end == v || *end || errno == ERANGE || !std::isfinite(d) || !(d > 0) || d > kMaxBudgetS) {
+        std::fprintf(stderr, "hotbench: --hb_budget wants seconds, more than 0 and at most %g, "
+                             "not '%s'\n",
+                     kMaxBudgetS, v);
+        return 2;
+    }
+    *out = d;
+    return 0;
+}
+
+// Parses a byte count of flag (hb_size_parse: 4096, 64K, 1.7G) in [lo, hi]. Returns 0 or 2 after
+// a message naming the flag, the value and the allowed range.
+int parse_bytes(const char *flag, const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    const char *why = nullptr;
+    if (hb_size_parse_range(v, lo, hi, out, &why) == 0)
+        return 0;
+    std::fprintf(stderr,
+                 "hotbench: %s wants bytes from %llu to %llu (K, M, G: 10^3, 10^6, 10^9), "
+                 "not '%s': %s\n",
+                 flag, static_cast<unsigned long long>(lo), static_cast<unsigned long long>(hi),
+                 v, why);
+    return 2;
+}
+
+// What parse_flags found besides the options.
+struct Flags {
+    bool help = false;
+    bool calibrate = false;
+    bool list_only = false; // --benchmark_list_tests: nothing will run
+};
+
+// Parses one --hb_* flag a into *opt and *f. Returns 0, 1 when a is not an --hb_* flag, or 2
+// after a usage message.
+int parse_hb_flag(const char *a, hb_options *opt, Flags *f)
+{
+    const char *v;
+    uint64_t n;
+    if ((v = flag_value(a, "--hb_budget")))
+        return parse_budget(v, &opt->budget_s);
+    if ((v = flag_value(a, "--hb_profile"))) {
+        if (std::strcmp(v, "full") && std::strcmp(v, "quick") && std::strcmp(v, "smoke")) {
+            std::fprintf(stderr, "hotbench: --hb_profile is full, quick or smoke, not '%s'\n", v);
+            return 2;
+        }
+        opt->profile = v;
+    } else if ((v = flag_value(a, "--hb_data"))) {
+        opt->data_dir = v;
+    } else if ((v = flag_value(a, "--hb_read"))) {
+        if (parse_bytes("--hb_read", v, 1, UINT64_C(1) << 24, &n))
+            return 2;
+        opt->read_size = static_cast<uint32_t>(n);
+    } else if ((v = flag_value(a, "--hb_max_memory"))) {
+        if (parse_bytes("--hb_max_memory", v, 1, kMaxMemory, &n))
+            return 2;
+        opt->max_memory = static_cast<double>(n);
+    } else if ((v = flag_value(a, "--hb_repetitions"))) {
+        char *end = nullptr;
+        errno = 0;
+        long r = std::strtol(v, &end, 10);
+        if (end == v || *end || errno || r < 1 || r > 1000) {
+            std::fprintf(stderr, "hotbench: --hb_repetitions wants 1 to 1000, not '%s'\n", v);
+            return 2;
+        }
+        opt->repetitions = static_cast<int>(r);
+    } else if (!std::strcmp(a, "--hb_calibrate")) {
+        f->calibrate = true;
+    } else if (std::strncmp(a, "--hb_", 5) == 0) {
+        std::fprintf(stderr, "hotbench: unknown option '%s' (see --help)\n", a);
+        return 2;
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
+// Takes the --hb_* flags out of argv into *opt and *f; the rest goes to *rest for
+// google-benchmark. Returns 0 or 2 (a usage error, already reported).
+int parse_flags(int argc, char **argv, hb_options *opt, Flags *f, std::vector<char *> *rest)
+{
+    rest->push_back(argv[0]);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int rc = parse_hb_flag(a, opt, f);
+        if (rc == 2)
+            return 2;
+        if (rc == 0)
+            continue;
+        if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h"))
+            f->help = true;
+        const char *v = flag_value(a, "--benchmark_list_tests");
+        if (!std::strcmp(a, "--benchmark_list_tests") || (v && std::strcmp(v, "false") &&
+                                                          std::strcmp(v, "0")))
+            f->list_only = true;
+        rest->push_back(argv[i]);
+    }
+    return 0;
+}
+
+// Runs the calibration and prints its JSON line on stdout. Returns the exit status: 0, or 1 when
+// memory is short.
+int calibrate()
+{
+    hb_calibration c;
+    char line[256];
+    int rc = hb_calibrate(&c);
+    if (rc == HB_OK)
+        rc = hb_calibration_json(&c, line, sizeof line) < 0 ? HB_EINVAL : HB_OK;
+    if (rc != HB_OK) {
+        std::fprintf(stderr, "hotbench: --hb_calibrate: %s\n", hb_err_str(rc));
+        return 1;
+    }
+    std::fputs(line, stdout);
+    return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+// The run's filter state for hb_filter_selects, set by hb_main after benchmark::Initialize.
+struct Selection {
+    bool list_only = false;
+    std::string filter;
+};
+Selection &selection()
+{
+    static Selection s;
+    return s;
+}
+
 } // namespace
 
 extern "C" {
@@ -283,17 +425,26 @@ void hb_print_help(void *f)
                  "  --hb_profile=full|quick|smoke  sizes to run: full (default, up to the 1.7 GB\n"
                  "                                 payloads), quick (CI: small and medium sizes),\n"
                  "                                 smoke (tiny inputs: verify every strategy once)\n"
-                 "  --hb_budget=SECONDS            skip a size whose predicted time exceeds this\n"
-                 "                                 (default 10); skips are reported, not failures\n"
+                 "  --hb_budget=SECONDS            skip a size of a quadratic strategy whose\n"
+                 "                                 predicted time exceeds this (default 10, at\n"
+                 "                                 most 1e6); linear strategies and baselines run\n"
+                 "                                 every size, the 32-bit cliff has its own\n"
+                 "                                 allowance; skips are reported, not failures\n"
                  "  --hb_data=DIR                  cache of generated inputs (default $HB_DATA_DIR\n"
                  "                                 or ./data)\n"
-                 "  --hb_read=BYTES                bytes per read for the reading cases (default "
-                 "4096)\n"
+                 "  --hb_read=BYTES                bytes per read for the reading cases, 1 to\n"
+                 "                                 16777216 (default 4096)\n"
                  "  --hb_max_memory=BYTES          refuse (skip) a size whose peak memory exceeds\n"
-                 "                                 this (K/M/G decimal; default 90%% of\n"
-                 "                                 MemAvailable when it runs)\n"
-                 "  --hb_repetitions=N             repetitions of each benchmark (default: 3 for\n"
-                 "                                 full and quick, 1 for smoke)\n");
+                 "                                 this (K/M/G decimal, up to 1 PiB; default 90%%\n"
+                 "                                 of MemAvailable when it runs)\n"
+                 "  --hb_repetitions=N             repetitions of each benchmark, 1 to 1000\n"
+                 "                                 (default: 3 for full and quick, 1 for smoke)\n"
+                 "  --hb_calibrate                 measure this machine (< 3 s: first touch of\n"
+                 "                                 256 MiB, warm copy of 64 MiB, medians of 3),\n"
+                 "                                 print one JSON object and exit; runs nothing:\n"
+                 "                                 {\"schema\": \"hotbench-calibration/1\",\n"
+                 "                                  \"first_touch_gbps\": F, \"warm_copy_gbps\": F,\n"
+                 "                                  \"seconds\": F}\n");
 }
 
 int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
@@ -308,68 +459,12 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
 
     // Take out our flags; leave the rest for google-benchmark.
     std::vector<char *> rest;
-    rest.push_back(argv[0]);
-    bool help = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v;
-        char *end = nullptr;
-        if ((v = flag_value(a, "--hb_budget"))) {
-            opt.budget_s = std::strtod(v, &end);
-            if (end == v || *end || !(opt.budget_s > 0)) {
-                std::fprintf(stderr, "hotbench: --hb_budget wants seconds > 0, not '%s'\n", v);
-                return 2;
-            }
-        } else if ((v = flag_value(a, "--hb_profile"))) {
-            if (std::strcmp(v, "full") && std::strcmp(v, "quick") && std::strcmp(v, "smoke")) {
-                std::fprintf(stderr, "hotbench: --hb_profile is full, quick or smoke, not '%s'\n",
-                             v);
-                return 2;
-            }
-            opt.profile = v;
-        } else if ((v = flag_value(a, "--hb_data"))) {
-            opt.data_dir = v;
-        } else if ((v = flag_value(a, "--hb_read"))) {
-            unsigned long r = std::strtoul(v, &end, 10);
-            if (end == v || *end || r == 0 || r > (1u << 24)) {
-                std::fprintf(stderr, "hotbench: --hb_read wants 1 to 16777216 bytes, not '%s'\n",
-                             v);
-                return 2;
-            }
-            opt.read_size = static_cast<uint32_t>(r);
-        } else if ((v = flag_value(a, "--hb_max_memory"))) {
-            double m = std::strtod(v, &end);
-            double mult = 1;
-            if (end != v && *end && !end[1]) {
-                const char *units = "KMG", *u = std::strchr(units, *end);
-                if (u)
-                    mult = u == units ? 1e3 : u == units + 1 ? 1e6 : 1e9;
-                end += u ? 1 : 0;
-            }
-            if (end == v || *end || !(m > 0)) {
-                std::fprintf(stderr,
-                             "hotbench: --hb_max_memory wants bytes > 0 (K, M, G: decimal), "
-                             "not '%s'\n",
-                             v);
-                return 2;
-            }
-            opt.max_memory = m * mult;
-        } else if ((v = flag_value(a, "--hb_repetitions"))) {
-            long r = std::strtol(v, &end, 10);
-            if (end == v || *end || r < 1 || r > 1000) {
-                std::fprintf(stderr, "hotbench: --hb_repetitions wants 1 to 1000, not '%s'\n", v);
-                return 2;
-            }
-            opt.repetitions = static_cast<int>(r);
-        } else if (std::strncmp(a, "--hb_", 5) == 0) {
-            std::fprintf(stderr, "hotbench: unknown option '%s' (see --help)\n", a);
-            return 2;
-        } else {
-            if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h"))
-                help = true;
-            rest.push_back(argv[i]);
-        }
-    }
+    Flags flags;
+    if (parse_flags(argc, argv, &opt, &flags, &rest))
+        return 2;
+    bool help = flags.help;
+    if (flags.calibrate && !help)
+        return calibrate();
     if (opt.repetitions < 0)
         opt.repetitions = std::strcmp(opt.profile, "smoke") == 0 ? 1 : 3;
     if (help) {
@@ -404,6 +499,8 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     benchmark::Initialize(&rargc, rest.data());
     if (benchmark::ReportUnrecognizedArguments(rargc, rest.data()))
         return 2;
+    selection().list_only = flags.list_only;
+    selection().filter = benchmark::GetBenchmarkFilter();
 
     const char *rev = std::getenv("HB_GIT_REV");
 #ifdef HB_GIT_REV_BUILD
@@ -472,6 +569,27 @@ double hb_now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+int hb_filter_selects(const char *name)
+{
+    // As google-benchmark 1.7.1's FindBenchmarks: "" and "all" select all, a leading '-'
+    // negates, the rest is an extended regular expression searched in the name.
+    const Selection &sel = selection();
+    if (sel.list_only)
+        return 0;
+    std::string f = sel.filter;
+    bool negative = !f.empty() && f[0] == '-';
+    if (negative)
+        f.erase(0, 1);
+    if (f.empty() || f == "all")
+        return negative ? 0 : 1;
+    try {
+        bool found = std::regex_search(name, std::regex(f, std::regex::extended));
+        return found != negative;
+    } catch (const std::regex_error &) {
+        return 1; // google-benchmark reports the bad filter itself
+    }
 }
 
 void hb_add_context(const char *key, const char *value)

@@ -198,6 +198,52 @@ grep -q "the body decodes to 5 bytes, --size-hint said 99" "$tmp/err" && ok ||
     bad "size hint too large: message '$(cat "$tmp/err")'"
 expect_out_empty "size hint too large"
 
+# --- sizes: one parser (4096, 64K, 10M, 1.7G) for every size option ----------------------------
+head -c 1000 /dev/zero | tr '\0' x >"$tmp/k.raw"
+{ printf '3e8\r\n'; cat "$tmp/k.raw"; printf '\r\n0\r\n\r\n'; } >"$tmp/k.chunked"
+# args | expected status | expected stderr fragment (empty: none) | why
+while IFS='|' read -r args want frag why; do
+    # shellcheck disable=SC2086 # the options are meant to split
+    run "$dec" dechunk $args "$tmp/k.chunked"
+    expect_status "$why" "$want"
+    if [ -n "$frag" ]; then
+        grep -q -- "$frag" "$tmp/err" && ok || bad "$why: message '$(cat "$tmp/err")'"
+    fi
+done <<'ROWS'
+--strategy exact --size-hint 1K|0||size hint with a suffix, as hotbench-gen --size
+--strategy exact --size-hint 1.0K|0||size hint with a fraction
+--read-size 4K|0||read size with a suffix
+--size-hint 1x|2|--size-hint wants a byte count|size hint: bad suffix
+--size-hint 99999999999999999999|2|--size-hint wants a byte count.*number too large|size hint: overflow
+--size-hint -1|2|--size-hint wants a byte count|size hint: negative
+--read-size 2G|2|--read-size wants a byte count from 1 to 1073741824.*too large|read size: over 1 GiB
+--read-size 0|2|--read-size wants.*too small|read size: zero
+--strategy exact --size-hint 999|1|(--size-hint 999 is too small)|size hint too small names the flag
+ROWS
+run "$dec" dechunk --strategy exact --size-hint 1K "$tmp/k.chunked"
+expect_out_file "size hint 1K" "$tmp/k.raw"
+
+# --- quadratic strategies: marked in --help, a warning before a long decode --------------------
+run "$dec" dechunk --help
+for s in httpcore additive httpcore-heap; do
+    grep -qE "^  $s +QUADRATIC: " "$tmp/out" && ok || bad "--help does not mark $s quadratic"
+done
+grep -qE "^  (doubling|block-list|exact) +QUADRATIC" "$tmp/out" && bad "--help marks a linear strategy" || ok
+# strategy | size hint | warns (1) or not (0) | why; a size hint the body does not fill exits 1
+# after the decode, which is quick: the tiny body, whatever the hint predicted
+while IFS='|' read -r s hint warns why; do
+    run "$dec" dechunk --strategy "$s" ${hint:+--size-hint "$hint"} "$tmp/k.chunked"
+    if grep -q "warning: $s is quadratic: predicted >= [0-9]* s for this body" "$tmp/err"; then
+        [ "$warns" = 1 ] && ok || bad "$why: unexpected warning '$(cat "$tmp/err")'"
+    else
+        [ "$warns" = 0 ] && ok || bad "$why: no warning ('$(cat "$tmp/err")')"
+    fi
+done <<'ROWS'
+additive|100M|1|additive predicted from a 100 MB size hint
+httpcore-heap|100M|0|httpcore doubles below 2^30: linear there
+doubling|100M|0|a linear strategy never warns
+additive||0|a 1000-byte body is quick
+ROWS
 run "$dec" dechunk "$tmp/does-not-exist"
 expect_status "missing file" 1
 grep -q "cannot open" "$tmp/err" && ok || bad "missing file: message '$(cat "$tmp/err")'"
@@ -219,7 +265,7 @@ done
 # the body in two writes.
 printf '4\r\nabcd\r\n4\r\nefgh\r\n0\r\n\r\n' >"$tmp/over.chunked"
 printf '4\r\nabcd\r\n4\r\nefgh\r\nZ\r\n' >"$tmp/over-bad.chunked"
-sink_err="hotbench-decode: dechunk: sink limit exceeded (the body is larger than the strategy allows) at byte 16"
+sink_err="hotbench-decode: dechunk: sink limit exceeded (the body is larger than the strategy allows) at byte 16 (--size-hint 4 is too small)"
 for f in over over-bad; do
     run "$dec" dechunk --strategy exact --size-hint 4 --read-size 4 "$tmp/$f.chunked"
     expect_status "$f from a file" 1

@@ -57,14 +57,76 @@ run --hb_profile=full --benchmark_filter='^bufgrow/httpcore/size:1700000000/'
 check "budget skip without a smaller size exits 0" test "$status" -eq 0
 check "budget skip predicts" grep -qE "skipped: predicted [0-9.e+]+ s > budget 10 s" "$work/out"
 
-for bad in --hb_budget=0 --hb_budget=x --hb_profile=huge --hb_read=0 --hb_repetitions=0 \
-    --hb_max_memory=-1 --hb_nonsense=1 --benchmark_nonsense; do
+# The budget binds only quadratic strategies (the registry's complexity 2): with a tiny budget on
+# the smoke profile, those are skipped with the budget message, every other row runs.
+run --hb_profile=smoke --hb_budget=0.000001 --benchmark_filter='^bufgrow' \
+    --benchmark_out="$work/budget.json"
+check "tiny budget exits 0" test "$status" -eq 0
+check "tiny budget: quadratic skipped, linear and baselines run" /usr/bin/python3 - "$work/budget.json" <<'PY'
+import json, sys
+quadratic = {"httpcore", "additive", "httpcore-heap"}  # complexity 2 in hb_sink_strategies[]
+seen = set()
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b["run_type"] != "iteration":
+        continue
+    strategy = b["name"].split("/")[1]
+    seen.add(strategy)
+    if strategy in quadratic:
+        assert b.get("error_occurred") and b["error_message"].startswith(
+            "skipped: predicted") and "> budget 1e-06 s" in b["error_message"], b
+    else:
+        assert not b.get("error_occurred"), b
+assert quadratic < seen and {"memcpy", "inflate", "doubling", "block-list"} < seen, seen
+PY
+
+# Calibration: one JSON object on stdout, positive figures, nothing run (values, not timings).
+"$bin" --hb_calibrate >"$work/cal" 2>"$work/cal.err"
+check "--hb_calibrate exits 0" test $? -eq 0
+check "--hb_calibrate prints one JSON object" /usr/bin/python3 - "$work/cal" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+assert text.count("\n") == 1, text
+d = json.loads(text)
+assert d["schema"] == "hotbench-calibration/1", d
+assert set(d) == {"schema", "first_touch_gbps", "warm_copy_gbps", "seconds"}, d
+for k in ("first_touch_gbps", "warm_copy_gbps", "seconds"):
+    assert isinstance(d[k], (int, float)) and d[k] > 0, (k, d)
+PY
+check "--hb_calibrate is silent on stderr" test ! -s "$work/cal.err"
+
+# Bad values: exit 2 and a message naming the flag. flag=value | message fragment
+while IFS='|' read -r bad frag; do
     run "$bad"
     check "bad flag $bad exits 2" test "$status" -eq 2
-done
+    [ -z "$frag" ] || check "bad flag $bad: message" grep -q -- "$frag" "$work/out"
+done <<'ROWS'
+--hb_budget=0|--hb_budget wants seconds, more than 0 and at most 1e+06
+--hb_budget=x|--hb_budget wants seconds
+--hb_budget=1e999|--hb_budget wants seconds, more than 0 and at most 1e+06, not '1e999'
+--hb_budget=inf|--hb_budget wants seconds
+--hb_budget=nan|--hb_budget wants seconds
+--hb_budget=-inf|--hb_budget wants seconds
+--hb_budget=1e-999|--hb_budget wants seconds
+--hb_budget=2e6|--hb_budget wants seconds
+--hb_profile=huge|--hb_profile is full, quick or smoke
+--hb_read=0|--hb_read wants bytes from 1 to 16777216
+--hb_read=99999999999999999999|--hb_read wants bytes from 1 to 16777216
+--hb_read=17M|--hb_read wants bytes from 1 to 16777216
+--hb_repetitions=0|--hb_repetitions wants 1 to 1000
+--hb_repetitions=99999999999999999999|--hb_repetitions wants 1 to 1000
+--hb_max_memory=-1|--hb_max_memory wants bytes from 1 to 1125899906842624
+--hb_max_memory=0|--hb_max_memory wants bytes from 1 to 1125899906842624
+--hb_max_memory=99999999999999999999G|--hb_max_memory wants bytes from 1 to 1125899906842624
+--hb_max_memory=2000000G|--hb_max_memory wants bytes from 1 to 1125899906842624
+--hb_max_memory=1e9|--hb_max_memory wants bytes
+--hb_max_memory=inf|--hb_max_memory wants bytes
+--hb_nonsense=1|unknown option '--hb_nonsense=1'
+--benchmark_nonsense|
+ROWS
 "$bin" --help >"$work/out" 2>&1
 check "--help exits 0" test $? -eq 0
 check "--help names hotbench flags" grep -q -- "--hb_budget" "$work/out"
+check "--help names --hb_calibrate" grep -q -- "--hb_calibrate" "$work/out"
 check "--help names google-benchmark flags" grep -q -- "--benchmark_filter" "$work/out"
 
 echo "$pass passed, $fail failed"

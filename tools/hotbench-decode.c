@@ -19,6 +19,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "hb_cli.h"
 #include "hb_bufgrow.h"
 #include "hb_err.h"
+#include "hb_size.h"
 #if __has_include("hb_rfc3339.h") /* the case is registered in cases/cases.def */
 #include "hb_rfc3339.h"
 #define HB_HAVE_RFC3339 1
@@ -38,27 +40,14 @@
 
 #define PROG "hotbench-decode"
 #define PIECE (64u * 1024u) /* bytes read from the input per feed */
+/* The price of a quadratic strategy's work for the warning: every additive growth copies into a
+ * fresh block, whose first touch (page faults) dominates: 1 GB/s, the top of DESIGN.md's 0.4-1
+ * GB/s, so the prediction stays a lower bound. (The 5 GB/s of 4096-byte copies is warm memory:
+ * additive on a 10 MB body measured 0.13 GB/s of copies.) */
+#define WARN_BYTES_PER_S 1e9
+#define WARN_SECONDS 3.0 /* warn when the predicted time is at least this */
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
-
-/* ---- output ----------------------------------------------------------------------------- */
-
-/* Writes all n bytes to fd. Returns 0, or -1 with errno set. */
-static int write_all(int fd, const uint8_t *p, uint64_t n)
-{
-    while (n > 0) {
-        size_t part = n > (1u << 30) ? (1u << 30) : (size_t)n;
-        ssize_t w = write(fd, p, part);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (uint64_t)w;
-    }
-    return 0;
-}
 
 /* ---- dechunk ---------------------------------------------------------------------------- */
 
@@ -78,20 +67,28 @@ static void dechunk_usage(FILE *f)
         "options:\n"
         "  --gunzip          the content is a gzip stream (Content-Encoding: gzip): inflate it\n"
         "  --strategy NAME   the growth strategy that collects the reads (default block-list)\n"
-        "  --read-size N     bytes per read, 1 to 1073741824 (default %u)\n"
+        "  --read-size N     bytes per read, 1 to 1G (default %u)\n"
         "  --size-hint N     the decoded size in bytes (Content-Length); needed by exact\n"
+        "                    (sizes: 4096, 64K, 10M, 1.7G; K, M, G = 10^3, 10^6, 10^9)\n"
         "  -h, --help        this text\n"
         "\n"
         "strategies:\n",
         HB_READ_SIZE_DEFAULT);
     for (size_t i = 0; i < hb_sink_strategy_count; i++)
-        fprintf(f, "  %-20s %s\n", hb_sink_strategies[i].name, hb_sink_strategies[i].desc);
+        fprintf(f, "  %-20s %s%s\n", hb_sink_strategies[i].name,
+                hb_sink_strategies[i].complexity == 2 ? "QUADRATIC: " : "",
+                hb_sink_strategies[i].desc);
     fprintf(f, "\n"
+               "QUADRATIC: past a point, time grows with the square of the size (the registry's\n"
+               "complexity); a warning on standard error when one is chosen for a body predicted\n"
+               "to take %.0f s or more.\n"
+               "\n"
                "exit status: 0 decoded; 1 malformed input, an I/O error or out of memory; 2 a\n"
                "usage error. Malformed input gives one line on standard error:\n"
                "  " PROG ": dechunk: <reason> at byte <offset>\n"
                "The offset counts bytes of the chunked body, except for reasons that mention the\n"
-               "gzip stream, whose offset counts bytes of the gzip stream (the chunk-data).\n");
+               "gzip stream, whose offset counts bytes of the gzip stream (the chunk-data).\n",
+            WARN_SECONDS);
 }
 
 static int dechunk_bad_strategy(const char *name)
@@ -103,18 +100,20 @@ static int dechunk_bad_strategy(const char *name)
     return EXIT_USAGE;
 }
 
-/* Parses a decimal count in [min, max]. Returns 0 or -1. */
-static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+/* Parses the byte count s of option opt (hb_size_parse: 4096, 64K, 10M, 1.7G) into *out,
+ * which must lie in [min, max]. Returns 0, or EXIT_USAGE after a message naming sub, opt, the
+ * value and the allowed range. */
+static int parse_bytes(const char *sub, const char *opt, const char *s, uint64_t min,
+                       uint64_t max, uint64_t *out)
 {
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    const char *why = NULL;
+    if (hb_size_parse_range(s, min, max, out, &why) == 0)
+        return 0;
+    fprintf(stderr,
+            PROG ": %s: %s wants a byte count from %" PRIu64 " to %" PRIu64
+                 " (K, M, G: 10^3, 10^6, 10^9), not '%s': %s\n",
+            sub, opt, min, max, s, why);
+    return EXIT_USAGE;
 }
 
 typedef struct dechunk_opts {
@@ -156,21 +155,13 @@ static int dechunk_args(int argc, char **argv, dechunk_opts *o)
             strategy = optarg;
             break;
         case OPT_READ_SIZE:
-            if (parse_count(optarg, 1, UINT64_C(1) << 30, &v) != 0) {
-                fprintf(stderr,
-                        PROG ": dechunk: --read-size wants a byte count from 1 to "
-                             "1073741824, not '%s'\n",
-                        optarg);
+            if (parse_bytes("dechunk", "--read-size", optarg, 1, UINT64_C(1) << 30, &v) != 0)
                 return EXIT_USAGE;
-            }
             o->read_size = (uint32_t)v;
             break;
         case OPT_SIZE_HINT:
-            if (parse_count(optarg, 0, UINT64_MAX, &v) != 0) {
-                fprintf(stderr, PROG ": dechunk: --size-hint wants a byte count, not '%s'\n",
-                        optarg);
+            if (parse_bytes("dechunk", "--size-hint", optarg, 0, UINT64_MAX, &v) != 0)
                 return EXIT_USAGE;
-            }
             o->size_hint = v;
             o->have_size_hint = 1;
             break;
@@ -204,9 +195,93 @@ static int dechunk_args(int argc, char **argv, dechunk_opts *o)
     return -1;
 }
 
-/* Reads the input into the reader. Returns 0, or the exit status after printing the message. */
-static int dechunk_read(int fd, const char *name, hb_body_reader *r, uint8_t *piece)
+/* Keeps the last 4 bytes of a stream in tail, given its next n bytes at p. */
+static void keep_tail(uint8_t tail[4], const uint8_t *p, size_t n)
 {
+    if (n >= 4) {
+        memcpy(tail, p + n - 4, 4);
+    } else {
+        memmove(tail, tail + n, 4 - n);
+        memcpy(tail + 4 - n, p, n);
+    }
+}
+
+/* The ISIZE of the gzip stream carried by the chunked body in the regular file fd: its last
+ * member's uncompressed size mod 2^32, a lower bound of the payload (RFC 1952 section 2.3.1).
+ * Dechunks the file once with pread (the file offset is unchanged). Returns 0 and *out, or -1 if
+ * the body is malformed, shorter than a gzip trailer, or memory is short (the decode that
+ * follows reports the first two). */
+static int gzip_isize(int fd, uint64_t *out)
+{
+    uint8_t *in = malloc(2 * PIECE), tail[4] = {0};
+    uint64_t total = 0;
+    off_t off = 0;
+    int rc = 0;
+    hb_dechunk d;
+    if (!in)
+        return -1;
+    hb_dechunk_init(&d);
+    while (rc == 0) {
+        ssize_t n = pread(fd, in, PIECE, off);
+        if (n <= 0)
+            break;
+        off += n;
+        for (size_t pos = 0, used = 1, made = 1; rc == 0 && pos < (size_t)n && (used || made);
+             pos += used) {
+            rc = hb_dechunk_run(&d, in + pos, (size_t)n - pos, &used, in + PIECE, PIECE, &made);
+            keep_tail(tail, in + PIECE, made);
+            total += made;
+        }
+    }
+    free(in);
+    if (rc != HB_DECHUNK_DONE || total < 8)
+        return -1;
+    *out = (uint64_t)tail[0] | (uint64_t)tail[1] << 8 | (uint64_t)tail[2] << 16 |
+           (uint64_t)tail[3] << 24;
+    return 0;
+}
+
+/* Before a quadratic strategy decodes: warns on stderr when its dry run (hb_sink_plan) on a
+ * lower bound of the payload - the --size-hint; else the gzip trailer's ISIZE; else the size of
+ * an identity body (its chunk framing is a fraction of a percent) - predicts WARN_SECONDS or
+ * more at WARN_BYTES_PER_S. Says nothing for a pipe without --size-hint (size unknown). */
+static void dechunk_warn(int fd, const dechunk_opts *o)
+{
+    struct stat sb;
+    uint64_t n = o->size_hint;
+    const char *how = "the --size-hint";
+    hb_sink_stats plan;
+    if (o->strategy->complexity != 2)
+        return;
+    if (!o->have_size_hint) {
+        if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+            return;
+        n = (uint64_t)sb.st_size;
+        how = "about the body's size";
+        if (o->gunzip && gzip_isize(fd, &n) != 0)
+            return;
+        if (o->gunzip)
+            how = "the gzip trailer's ISIZE, a lower bound";
+    }
+    hb_sink_config cfg = {.size_hint = n, .read_size = o->read_size};
+    if (hb_sink_plan(o->strategy, &cfg, n, &plan) != HB_OK)
+        return;
+    double work = (double)plan.bytes_appended + (double)plan.bytes_copied;
+    if (work / WARN_BYTES_PER_S < WARN_SECONDS)
+        return;
+    fprintf(stderr,
+            PROG ": dechunk: warning: %s is quadratic: predicted >= %.0f s for this body "
+                 "(>= %.3g bytes copied at %.0f GB/s, for a payload of %" PRIu64
+                 " bytes: %s); use --strategy doubling or block-list\n",
+            o->strategy->name, work / WARN_BYTES_PER_S, (double)plan.bytes_copied,
+            WARN_BYTES_PER_S / 1e9, n, how);
+}
+
+/* Reads the input into the reader. Returns 0, or the exit status after printing the message;
+ * a body larger than exact's --size-hint says that the hint is too small. */
+static int dechunk_read(int fd, const dechunk_opts *o, hb_body_reader *r, uint8_t *piece)
+{
+    const char *name = o->file ? o->file : "standard input";
     uint64_t off;
     int rc = HB_OK;
 
@@ -228,8 +303,13 @@ static int dechunk_read(int fd, const char *name, hb_body_reader *r, uint8_t *pi
         rc = hb_body_reader_finish(r);
     if (rc != HB_OK) {
         const char *reason = hb_body_reader_error(r, &off);
-        fprintf(stderr, PROG ": dechunk: %s at byte %" PRIu64 "\n",
-                reason ? reason : hb_err_str(rc), off);
+        int hint = rc == HB_ELIMIT && o->have_size_hint && reason &&
+                   strncmp(reason, "sink ", 5) == 0 && strcmp(o->strategy->name, "exact") == 0;
+        fprintf(stderr, PROG ": dechunk: %s at byte %" PRIu64, reason ? reason : hb_err_str(rc),
+                off);
+        if (hint)
+            fprintf(stderr, " (--size-hint %" PRIu64 " is too small)", o->size_hint);
+        fprintf(stderr, "\n");
         return EXIT_INPUT;
     }
     return 0;
@@ -241,13 +321,11 @@ static int cmd_dechunk(int argc, char **argv)
     hb_sink sink;
     hb_body_reader reader;
     uint8_t *piece = NULL;
-    const char *name;
     int fd = STDIN_FILENO, status, rc;
 
     status = dechunk_args(argc, argv, &o);
     if (status >= 0)
         return status;
-    name = o.file ? o.file : "standard input";
     if (o.file) {
         fd = open(o.file, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
@@ -256,6 +334,7 @@ static int cmd_dechunk(int argc, char **argv)
         }
     }
 
+    dechunk_warn(fd, &o);
     hb_sink_config cfg = {.size_hint = o.size_hint, .read_size = o.read_size};
     memset(&sink, 0, sizeof(sink));
     memset(&reader, 0, sizeof(reader));
@@ -272,7 +351,7 @@ static int cmd_dechunk(int argc, char **argv)
         fprintf(stderr, PROG ": dechunk: %s\n", hb_err_str(rc != HB_OK ? rc : HB_ENOMEM));
         goto out;
     }
-    status = dechunk_read(fd, name, &reader, piece);
+    status = dechunk_read(fd, &o, &reader, piece);
     if (status != 0)
         goto out;
     status = EXIT_INPUT;
@@ -289,7 +368,7 @@ static int cmd_dechunk(int argc, char **argv)
                 (unsigned long long)len, (unsigned long long)o.size_hint);
         goto out;
     }
-    if (write_all(STDOUT_FILENO, data, len) != 0) {
+    if (hb_cli_write_all(STDOUT_FILENO, data, (size_t)len) != 0) {
         if (errno != EPIPE) /* a reader that went away is not worth a message */
             fprintf(stderr, PROG ": dechunk: writing standard output: %s\n", strerror(errno));
         goto out;
@@ -480,7 +559,7 @@ static void volumes_usage(FILE *f)
 static int volumes_write(void *ctx, const char *p, size_t n)
 {
     (void)ctx;
-    return write_all(STDOUT_FILENO, (const uint8_t *)p, n);
+    return hb_cli_write_all(STDOUT_FILENO, p, n);
 }
 
 /* Reads all of fd into a malloc'd buffer. Returns 0, or -1 with errno set. */
@@ -538,12 +617,8 @@ static int cmd_volumes(int argc, char **argv)
             strategy = optarg;
             break;
         case OPT_PIECE:
-            if (parse_count(optarg, 1, UINT64_C(1) << 30, &piece) != 0) {
-                fprintf(stderr, PROG ": volumes: --piece wants a byte count from 1 to "
-                                     "1073741824, not '%s'\n",
-                        optarg);
+            if (parse_bytes("volumes", "--piece", optarg, 1, UINT64_C(1) << 30, &piece) != 0)
                 return EXIT_USAGE;
-            }
             break;
         case 'h':
             volumes_usage(stdout);

@@ -15,6 +15,7 @@
 #include "hb_gen.h"
 #include "hb_gen_ts.h"
 #include "hb_gen_xml.h"
+#include "hb_size.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,78 +36,6 @@
 static const char hb_prog[] = "hotbench-gen";
 
 /* ---- argument parsing ------------------------------------------------------------------------ */
-
-/* Parses a decimal byte count with an optional fraction and suffix K, M or G (powers of 1000;
- * either case): "4096", "64K", "1.7G". Returns 0 and *out, or -1 with a static reason. */
-static int hb_parse_size(const char *s, uint64_t *out, const char **why)
-{
-    const char *p = s;
-    uint64_t ip = 0;
-    if (*p < '0' || *p > '9') {
-        *why = "expected a number such as 4096, 64K or 1.7G";
-        return -1;
-    }
-    while (*p >= '0' && *p <= '9') {
-        unsigned d = (unsigned)(*p++ - '0');
-        if (ip > (UINT64_MAX - d) / 10) {
-            *why = "number too large";
-            return -1;
-        }
-        ip = ip * 10 + d;
-    }
-    uint64_t frac = 0, scale = 1; /* the fraction is frac / scale */
-    if (*p == '.') {
-        p++;
-        if (*p < '0' || *p > '9') {
-            *why = "expected digits after the decimal point";
-            return -1;
-        }
-        while (*p >= '0' && *p <= '9') {
-            if (scale >= 1000000000u) {
-                *why = "too many digits after the decimal point";
-                return -1;
-            }
-            frac = frac * 10 + (uint64_t)(*p++ - '0');
-            scale *= 10;
-        }
-    }
-    uint64_t mult = 1;
-    switch (*p) {
-    case 'k':
-    case 'K':
-        mult = 1000u;
-        p++;
-        break;
-    case 'm':
-    case 'M':
-        mult = 1000000u;
-        p++;
-        break;
-    case 'g':
-    case 'G':
-        mult = 1000000000u;
-        p++;
-        break;
-    default:
-        break;
-    }
-    if (*p != '\0') {
-        *why = "unexpected characters (suffixes: K, M, G = 10^3, 10^6, 10^9)";
-        return -1;
-    }
-    /* frac < scale <= 10^9 and mult <= 10^9: the product fits */
-    if (frac * mult % scale != 0) {
-        *why = "not a whole number of bytes";
-        return -1;
-    }
-    uint64_t fpart = frac * mult / scale;
-    if (ip > (UINT64_MAX - fpart) / mult) {
-        *why = "number too large";
-        return -1;
-    }
-    *out = ip * mult + fpart;
-    return 0;
-}
 
 /* Parses a seed: a decimal or 0x-prefixed hex unsigned 64-bit integer ("010" is ten: no octal). */
 static int hb_parse_u64(const char *s, uint64_t *out)
@@ -203,21 +132,6 @@ static int hb_close_output(const char *sub, const char *name, int fd, int rc, in
     return HB_EXIT_IO;
 }
 
-/* Writes len bytes to fd, retrying short writes. Returns HB_OK or HB_EIO with errno set. */
-static int hb_write_all(int fd, const uint8_t *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return HB_EIO;
-        p += w;
-        len -= (size_t)w;
-    }
-    return HB_OK;
-}
-
 static void hb_chunked_help(FILE *f)
 {
     fprintf(f,
@@ -262,12 +176,12 @@ static int hb_parse_chunk_size(char *arg, hb_chunked_params *p, const char **why
     char *dash = strchr(arg, '-');
     if (dash) {
         *dash = '\0';
-        int bad = hb_parse_size(arg, &lo, why) != 0 || hb_parse_size(dash + 1, &hi, why) != 0;
+        int bad = hb_size_parse(arg, &lo, why) != 0 || hb_size_parse(dash + 1, &hi, why) != 0;
         *dash = '-';
         if (bad)
             return -1;
     } else {
-        if (hb_parse_size(arg, &lo, why) != 0)
+        if (hb_size_parse(arg, &lo, why) != 0)
             return -1;
         hi = lo;
     }
@@ -313,7 +227,7 @@ static int hb_cmd_chunked(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_SIZE:
-            if (hb_parse_size(optarg, &p.size, &why) != 0)
+            if (hb_size_parse(optarg, &p.size, &why) != 0)
                 return hb_usage_error(sub, "--size '%s': %s", optarg, why);
             break;
         case OPT_CHUNK:
@@ -454,13 +368,13 @@ static int hb_cmd_timestamps(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_ROWS:
-            if (hb_parse_size(optarg, &p.rows, &why) != 0)
+            if (hb_size_parse(optarg, &p.rows, &why) != 0)
                 return hb_usage_error(sub, "--rows '%s': %s", optarg, why);
             if (p.rows > HB_TS_MAX_ROWS)
                 return hb_usage_error(sub, "--rows '%s': at most %u", optarg, HB_TS_MAX_ROWS);
             break;
         case OPT_COLUMNS:
-            if (hb_parse_size(optarg, &v, &why) != 0 || v < 1 || v > HB_TS_MAX_COLUMNS)
+            if (hb_size_parse(optarg, &v, &why) != 0 || v < 1 || v > HB_TS_MAX_COLUMNS)
                 return hb_usage_error(sub, "--columns '%s': expected 1 to %u", optarg,
                                       HB_TS_MAX_COLUMNS);
             p.columns = (uint32_t)v;
@@ -663,7 +577,7 @@ static int hb_cmd_volumes(int argc, char **argv)
         free(doc);
         return HB_EXIT_IO;
     }
-    rc = hb_write_all(fd, doc, len);
+    rc = hb_cli_write_all(fd, doc, len) == 0 ? HB_OK : HB_EIO;
     int err = errno;
     free(doc);
     if (hb_close_output(sub, name, fd, rc, err) != 0)

@@ -15,13 +15,23 @@
  * allocation poisoned), compares the result's size and crc32 with the generator's (and every
  * byte when the payload is small), and fails without timing on a mismatch.
  *
- * Budget: a size is run only if its predicted time fits --hb_budget. The prediction is the work
- * the strategy will do at that size - bytes appended plus bytes copied, from hb_sink_plan's dry
- * run - times the seconds per byte of work measured at the family's previous size. So the httpcore
- * overflow is seen coming although no smaller size shows it.
+ * Budget: --hb_budget applies only to the strategies the registry declares quadratic
+ * (complexity 2: httpcore, additive, httpcore-heap). Such a size is run only if its predicted
+ * time fits the budget. The prediction is the work the strategy will do at that size - bytes
+ * appended plus bytes copied, from hb_sink_plan's dry run - times the seconds per byte of work
+ * measured at the family's previous size, its copies priced by a measured growth step. So the
+ * httpcore overflow is seen coming although no smaller size shows it. Linear strategies and the
+ * baselines run every size of the profile, the 1.7 GB production size included: they are
+ * measured, never predicted. The 32-bit cliff families (full profile) have a time allowance of
+ * their own: they always run their sizes (just below 2^30, and fixed numbers of additive steps
+ * just past it), whatever the budget; before they start, hotbench prints on stderr how long they
+ * are expected to take, priced by a growth step and a warm copy measured then, and records it in
+ * the run context as bufgrow_cliff_expected_s. Every size, of every family, is still skipped when
+ * its peak memory exceeds --hb_max_memory (default 90% of MemAvailable).
  */
 #include "hb.h"
 #include "hb_bufgrow.h"
+#include "hb_calibrate.h"
 #include "hb_gen.h"
 
 #include <malloc.h>
@@ -62,6 +72,7 @@ typedef struct bg_bench {
     const hb_sink_strategy *strategy;
     int gzip;
     int capacity_bits;
+    int own_allowance; /* the 32-bit cliff: not under the budget (see the top comment) */
     /* the family's last measured size: what the budget predicts from */
     double sec_per_work;
     uint64_t verified[BG_MAX_VERIFIED];
@@ -83,6 +94,8 @@ struct bg_ctx {
     size_t ninputs;
     bg_bench benches[BG_MAX_BENCHES];
     size_t nbenches;
+    char cliff_note[512]; /* the 32-bit cliff's expected duration, printed when it starts */
+    int cliff_noted;      /* cliff_note was printed by the first of them to start */
 };
 
 /* Progress of a long generation on stderr: one updating line on a terminal, else the end only. */
@@ -372,6 +385,42 @@ static double copy_rate(bg_ctx *c, uint64_t bytes)
 
 /* --- the benchmark function ----------------------------------------------------------------- */
 
+/* The budget: nonzero (after hb_state_skip with the figures) when b is a quadratic strategy, not
+ * the 32-bit cliff, whose predicted time at this size exceeds --hb_budget. plan and work are the
+ * size's dry run and bytes of work (appended + copied) as run() priced them. */
+static int budget_refuses(bg_bench *b, const hb_sink_stats *plan, double work, hb_state *st)
+{
+    bg_ctx *c = b->ctx;
+    if (!b->strategy || b->strategy->complexity != 2 || b->own_allowance)
+        return 0;
+    /* Decided once per size (later repetitions of a size that ran also run).
+     * Linear work is priced at the seconds per byte of work measured at the family's
+     * previous size; before any size of the family ran in this process (a filter can select
+     * one size alone), at a pessimistic default: fresh memory at 1 GB/s for every byte
+     * appended or copied, plus inflate at 0.25 GB/s for a gzip body. A quadratic strategy's
+     * copies are priced by a measured growth step as long as its copies (copy_rate): its
+     * smaller sizes copy from cache and would predict the big copies far too cheap. */
+    double linear = b->sec_per_work > 0
+                        ? b->sec_per_work
+                        : BG_DEFAULT_S_PER_BYTE + (b->gzip ? BG_DEFAULT_S_PER_INFLATED : 0);
+    double predicted = work * linear;
+    if (predicted > c->opt.budget_s && plan->growths > 0) {
+        double rate = copy_rate(c, plan->bytes_copied / plan->growths);
+        if (rate > 0)
+            predicted = (double)plan->bytes_appended * linear +
+                        (double)plan->bytes_copied * rate;
+    }
+    if (predicted > c->opt.budget_s) {
+        /* google-benchmark drops the counters of a skipped run: the figures go in the text */
+        hb_state_skip(st, "predicted %.4g s > budget %g s (%.4g bytes appended, %.4g bytes "
+                      "copied in %llu growths)",
+                      predicted, c->opt.budget_s, (double)plan->bytes_appended,
+                      (double)plan->bytes_copied, (unsigned long long)plan->growths);
+        return 1;
+    }
+    return 0;
+}
+
 static void run(hb_state *st, void *arg)
 {
     bg_bench *b = arg;
@@ -410,33 +459,13 @@ static void run(hb_state *st, void *arg)
         return;
     }
     uint64_t key = size; /* the read size and the width are fixed within a family */
+    if (b->own_allowance && !c->cliff_noted && c->cliff_note[0]) {
+        fputs(c->cliff_note, stderr);
+        c->cliff_noted = 1;
+    }
     if (!was_verified(b, key)) {
-        /* The budget, decided once per size (later repetitions of a size that ran also run).
-         * Linear work is priced at the seconds per byte of work measured at the family's
-         * previous size; before any size of the family ran in this process (a filter can select
-         * one size alone), at a pessimistic default: fresh memory at 1 GB/s for every byte
-         * appended or copied, plus inflate at 0.25 GB/s for a gzip body. A quadratic strategy's
-         * copies are priced by a measured growth step as long as its copies (copy_rate): its
-         * smaller sizes copy from cache and would predict the big copies far too cheap. */
-        double linear = b->sec_per_work > 0
-                            ? b->sec_per_work
-                            : BG_DEFAULT_S_PER_BYTE + (b->gzip ? BG_DEFAULT_S_PER_INFLATED : 0);
-        double predicted = work * linear;
-        if (predicted > c->opt.budget_s && b->strategy && b->strategy->complexity == 2 &&
-            plan.growths > 0) {
-            double rate = copy_rate(c, plan.bytes_copied / plan.growths);
-            if (rate > 0)
-                predicted = (double)plan.bytes_appended * linear +
-                            (double)plan.bytes_copied * rate;
-        }
-        if (predicted > c->opt.budget_s) {
-            /* google-benchmark drops the counters of a skipped run: the figures go in the text */
-            hb_state_skip(st, "predicted %.4g s > budget %g s (%.4g bytes appended, %.4g bytes "
-                          "copied in %llu growths)",
-                          predicted, c->opt.budget_s, (double)plan.bytes_appended,
-                          (double)plan.bytes_copied, (unsigned long long)plan.growths);
+        if (budget_refuses(b, &plan, work, st))
             return;
-        }
     }
 
     const char *why = NULL;
@@ -513,6 +542,7 @@ static bg_bench *add_bench(bg_ctx *c, const hb_sink_strategy *s, int gzip, int b
     b->strategy = s;
     b->gzip = gzip;
     b->capacity_bits = bits;
+    b->own_allowance = bits == 32; /* the real width: the incident's cliff (top comment) */
     return b;
 }
 
@@ -560,6 +590,95 @@ static int register_cliff(bg_ctx *c, const char *strategy, int bits, const uint6
 
 #define KiB (UINT64_C(1) << 10)
 #define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
+
+/* One 32-bit cliff family: its strategy and sizes (just below 2^30, then past it). */
+typedef struct bg_cliff32 {
+    const char *strategy;
+    const uint64_t *sizes;
+    size_t nsizes;
+} bg_cliff32;
+
+/* Seconds one run of strategy s at size (32-bit width) is expected to take: bytes appended and
+ * the doubling's copies up to 2^30 at fresh_s (s per byte of a fresh growth step), the additive
+ * copies past 2^30 at step_s; *steps gets the additive growths. 0 if the plan fails. */
+static double cliff_seconds(const bg_ctx *c, const hb_sink_strategy *s, uint64_t size,
+                            double fresh_s, double step_s, uint64_t *steps)
+{
+    hb_sink_config cfg = {.size_hint = size, .read_size = c->opt.read_size, .capacity_bits = 32};
+    hb_sink_stats at, below;
+    uint64_t base = size < GiB ? size : GiB;
+    if (hb_sink_plan(s, &cfg, size, &at) != HB_OK || hb_sink_plan(s, &cfg, base, &below) != HB_OK)
+        return 0;
+    *steps = at.growths - below.growths;
+    return (double)(at.bytes_appended + below.bytes_copied) * fresh_s +
+           (double)(at.bytes_copied - below.bytes_copied) * step_s;
+}
+
+/* When this run will run sizes of the 32-bit cliff families: measures a fresh growth step
+ * (copy_rate) and a warm copy (httpcore-heap's steps reuse dead arrays' memory), prices the
+ * selected sizes with cliff_seconds (repetitions + 1 verification run each), keeps the line for
+ * run() to print before the first of them starts, prints it now, and records
+ * bufgrow_cliff_expected_s. When a size needs more memory than allowed, says they will be skipped
+ * instead (run() skips them with the memory message). */
+static void cliff_announce(bg_ctx *c, const bg_cliff32 *fam, size_t nfam)
+{
+    char name[128], steps[2][64] = {"", ""}, buf[32];
+    double limit = c->opt.max_memory > 0 ? c->opt.max_memory : 0.9 * (double)mem_available();
+    double fresh_s = 0, warm_gbps = 0, total = 0, peak = 0;
+    int any = 0;
+    for (size_t f = 0; f < nfam; f++)
+        for (size_t i = 0; i < fam[f].nsizes; i++) {
+            snprintf(name, sizeof name, "bufgrow-cliff/%s/width:32/size:%llu/real_time",
+                     fam[f].strategy, (unsigned long long)fam[f].sizes[i]);
+            if (!hb_filter_selects(name))
+                continue;
+            hb_sink_config cfg = {.read_size = c->opt.read_size, .capacity_bits = 32};
+            hb_sink_stats plan;
+            if (hb_sink_plan(hb_sink_find(fam[f].strategy), &cfg, fam[f].sizes[i], &plan) == 0 &&
+                (double)plan.peak_footprint > peak)
+                peak = (double)plan.peak_footprint;
+            any = 1;
+        }
+    if (!any)
+        return;
+    if (limit > 0 && peak > limit) {
+        snprintf(c->cliff_note, sizeof c->cliff_note,
+                 "hotbench: bufgrow-cliff width:32: needs %.3g GB at its peak, more than the "
+                 "%.3g GB allowed: its sizes will be skipped\n",
+                 peak / 1e9, limit / 1e9);
+        fputs(c->cliff_note, stderr);
+        return;
+    }
+    fresh_s = copy_rate(c, BG_PROBE_MAX);
+    if (fresh_s <= 0 || hb_calibrate_warm_copy(64 * MiB, 3, &warm_gbps) != HB_OK)
+        return; /* no memory for the probes: the sizes will say so themselves */
+    for (size_t f = 0; f < nfam && f < 2; f++)
+        for (size_t i = 0; i < fam[f].nsizes; i++) {
+            const hb_sink_strategy *s = hb_sink_find(fam[f].strategy);
+            int heap = strcmp(fam[f].strategy, "httpcore-heap") == 0;
+            uint64_t n = 0;
+            snprintf(name, sizeof name, "bufgrow-cliff/%s/width:32/size:%llu/real_time",
+                     fam[f].strategy, (unsigned long long)fam[f].sizes[i]);
+            if (!s || !hb_filter_selects(name))
+                continue;
+            total += (c->opt.repetitions + 1) *
+                     cliff_seconds(c, s, fam[f].sizes[i], fresh_s, heap ? 1e-9 / warm_gbps : fresh_s,
+                                   &n);
+            if (n > 0)
+                snprintf(steps[f] + strlen(steps[f]), sizeof steps[f] - strlen(steps[f]), "%s%llu",
+                         steps[f][0] ? "+" : "", (unsigned long long)n);
+        }
+    snprintf(c->cliff_note, sizeof c->cliff_note,
+             "hotbench: bufgrow-cliff width:32: %s additive steps for %s, %s for %s, %d "
+             "repetitions (+1 verification run): expected ~%.0f s (priced at %.2f GB/s per fresh "
+             "1 GiB growth step and %.2f GB/s of warm copy for httpcore-heap, measured now)\n",
+             steps[0][0] ? steps[0] : "0", fam[0].strategy, steps[1][0] ? steps[1] : "0",
+             fam[1].strategy, c->opt.repetitions, total, 1e-9 / fresh_s, warm_gbps);
+    fputs(c->cliff_note, stderr);
+    snprintf(buf, sizeof buf, "%.0f", total);
+    hb_add_context("bufgrow_cliff_expected_s", buf);
+}
 
 int hb_bufgrow_register(const hb_options *opt)
 {
@@ -608,11 +727,13 @@ int hb_bufgrow_register(const hb_options *opt)
                    : register_cliff(c, "httpcore", BG_CLIFF_BITS, cliff_full,
                                     sizeof cliff_full / sizeof *cliff_full);
     /* both httpcore models across the real threshold: fresh memory and a JVM-like heap */
+    const bg_cliff32 cliff32[] = {
+        {"httpcore", cliff32_full, sizeof cliff32_full / sizeof *cliff32_full},
+        {"httpcore-heap", cliff32_heap, sizeof cliff32_heap / sizeof *cliff32_heap},
+    };
+    for (size_t i = 0; rc == HB_OK && full && i < 2; i++)
+        rc = register_cliff(c, cliff32[i].strategy, 32, cliff32[i].sizes, cliff32[i].nsizes);
     if (rc == HB_OK && full)
-        rc = register_cliff(c, "httpcore", 32, cliff32_full,
-                            sizeof cliff32_full / sizeof *cliff32_full);
-    if (rc == HB_OK && full)
-        rc = register_cliff(c, "httpcore-heap", 32, cliff32_heap,
-                            sizeof cliff32_heap / sizeof *cliff32_heap);
+        cliff_announce(c, cliff32, 2);
     return rc;
 }
