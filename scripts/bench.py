@@ -480,7 +480,8 @@ def on_term(signum, frame):
 
 def main(argv):
     a = parse_args(argv)
-    signal.signal(signal.SIGTERM, on_term)
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # stop the children as Ctrl-C does
+        signal.signal(sig, on_term)
     os.chdir(TOP)
     b = Bench(a)
     b.write_status()
