@@ -22,7 +22,9 @@
  * measured at the family's previous size, its copies priced by a measured growth step. So the
  * httpcore overflow is seen coming although no smaller size shows it. Linear strategies and the
  * baselines run every size of the profile, the 1.7 GB production size included: they are
- * measured, never predicted. The 32-bit cliff families (full profile) have a time allowance of
+ * measured, never predicted - unless a linear strategy's dry run copies more than 8 bytes per
+ * byte appended (BG_LINEAR_COPIES_MAX: a regression made it quadratic), which the budget then
+ * binds like a declared quadratic one. The 32-bit cliff families (full profile) have a time allowance of
  * their own: they always run their sizes (just below 2^30, and fixed numbers of additive steps
  * just past it), whatever the budget; before they start, hotbench prints on stderr how long they
  * are expected to take, priced by a growth step and a warm copy measured then, and records it in
@@ -51,6 +53,9 @@
 #define BG_DEFAULT_S_PER_BYTE 1e-9      /* budget before a measurement: 1 GB/s of first touch */
 #define BG_DEFAULT_S_PER_INFLATED 4e-9  /* and 0.25 GB/s of inflate */
 #define BG_PROBE_MAX (256u << 20)       /* largest growth step copy_rate measures */
+#define BG_LINEAR_COPIES_MAX 8.0        /* bytes copied per byte appended a linear strategy stays
+                                         * under (growth-1.5 copies ~2.3, doubling ~1; realloc's
+                                         * counts are upper bounds and not judged) */
 
 /* One generated input, kept for the life of the process (inputs are shared by all strategies). */
 typedef struct bg_input {
@@ -385,13 +390,20 @@ static double copy_rate(bg_ctx *c, uint64_t bytes)
 
 /* --- the benchmark function ----------------------------------------------------------------- */
 
-/* The budget: nonzero (after hb_state_skip with the figures) when b is a quadratic strategy, not
- * the 32-bit cliff, whose predicted time at this size exceeds --hb_budget. plan and work are the
+/* The budget: nonzero (after hb_state_skip with the figures) when b is a quadratic strategy (or
+ * one whose dry run copies quadratically), not the 32-bit cliff, whose predicted time at this size
+ * exceeds --hb_budget. plan and work are the
  * size's dry run and bytes of work (appended + copied) as run() priced them. */
 static int budget_refuses(bg_bench *b, const hb_sink_stats *plan, double work, hb_state *st)
 {
     bg_ctx *c = b->ctx;
-    if (!b->strategy || b->strategy->complexity != 2 || b->own_allowance)
+    const hb_sink_strategy *s = b->strategy;
+    int declared = s && s->complexity == 2;
+    /* a declared-linear strategy whose dry run copies far more than a growth factor allows is
+     * behaving quadratically: a regression (the gate's self-test injects one), priced as one */
+    int behaves = s && !s->uses_realloc && (double)plan->bytes_copied >
+                                               BG_LINEAR_COPIES_MAX * (double)plan->bytes_appended;
+    if (b->own_allowance || !(declared || behaves))
         return 0;
     /* Decided once per size (later repetitions of a size that ran also run).
      * Linear work is priced at the seconds per byte of work measured at the family's
