@@ -63,8 +63,9 @@ reference: deps
 	@if [ -e results/peers-latest.json ]; then cp -L results/peers-latest.json results/reference/peers.json; fi
 	@# the durations record the next runs' estimates scale (scripts/bench.py --help)
 	@if [ -e results/bench-status.json ]; then \
-	    p=$$(/usr/bin/python3 -c 'import json; print(json.load(open("results/bench-status.json"))["profile"])') && \
-	    if [ "$$p" = full ]; then n=bench-status.json; else n=bench-status-$$p.json; fi && \
+	    p=$$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["profile"])' \
+	         <results/bench-status.json) && \
+	    n=bench-status$$([ "$$p" = full ] || echo "-$$p").json && \
 	    cp results/bench-status.json results/reference/$$n && echo "results/reference/$$n"; fi
 	@rm -rf results/reference/charts
 	@/usr/bin/python3 scripts/report.py --run results/reference/run.json \

@@ -26,10 +26,11 @@ for a; do
     case $a in
         --hb_calibrate)
             case ${FAKE_CAL:-} in
-                missing) echo "hotbench: unknown option '--hb_calibrate' (see --help)" >&2; exit 2 ;;
+                missing) echo "hotbench: unknown option '--hb_calibrate'" >&2; exit 2 ;;
                 bad) echo "not json"; exit 0 ;;
             esac
-            echo '{"schema": "hotbench-calibration/1", "first_touch_gbps": '"${FAKE_FT:-1.0}"', "warm_copy_gbps": 6.5, "seconds": 0.1}'
+            printf '{"schema": "hotbench-calibration/1", "first_touch_gbps": %s, %s}\n' \
+                "${FAKE_FT:-1.0}" '"warm_copy_gbps": 6.5, "seconds": 0.1'
             exit 0 ;;
         --benchmark_out=*) out=${a#*=} ;;
     esac
