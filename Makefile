@@ -2,7 +2,11 @@
 #   make            build the tools (build/hotbench, build/hotbench-gen, build/hotbench-decode)
 #   make test       install missing packages, build with -Werror, run the unit and CLI tests and
 #                   every benchmark once on small inputs; then the same tests under ASan + UBSan
-#   make bench      the full suite with the 1.7 GB payloads; writes results/runs/<time>-<sha>.json,
+#   make bench      calibrate, then every part: the in-process suite with the 1.7 GB payloads
+#                   (results/runs/<time>-<sha>.json), the whole-process runs, the peers when
+#                   installed, then the report; results/bench-status.json records each part
+#                   (scripts/bench.py --help). Exits non-zero when a part failed.
+#   make bench-quick  the same recording path with hotbench's quick profile (no 1.7 GB inputs),
 #                   then the report
 #   make report     results/REPORT.md and its charts (results/charts/) from the latest run
 #   make reference  copy the latest run into results/reference/ and write its report there
@@ -14,10 +18,12 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_GEN   = cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # Extra arguments for hotbench in `make bench`, e.g. BENCH_ARGS='--benchmark_filter=bufgrow/'
 BENCH_ARGS ?=
+# No "Entering directory" lines from the recursive makes
+MAKEFLAGS += --no-print-directory
 # Where `make report` writes REPORT.md and charts/ (results/reference holds the committed one)
 REPORT_DIR ?= results
 
-.PHONY: all deps build test bench report reference clean
+.PHONY: all deps build test bench bench-quick report reference clean
 
 all: build
 
@@ -37,25 +43,30 @@ test: deps
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 
 bench: build
-	@scripts/bench.sh $(BUILD)/hotbench $(BENCH_ARGS)
-	@scripts/e2e.sh $(E2E_ARGS) $(BUILD)
-	@# peers (issue 7): the real libraries beside the C models, when their runtimes are installed
-	@if /usr/bin/python3 scripts/peers.py --check 2>/dev/null; then \
-	    $(MAKE) --no-print-directory bench-peers; \
-	else echo "peers: runtimes not installed, run scripts/deps.sh --peers"; fi
-	@$(MAKE) --no-print-directory report
+	@/usr/bin/python3 scripts/bench.py --profile full --build $(BUILD) \
+	    --e2e-args='$(E2E_ARGS)' -- $(BENCH_ARGS)
+
+bench-quick: build
+	@/usr/bin/python3 scripts/bench.py --profile quick --build $(BUILD) -- $(BENCH_ARGS)
 
 report: deps
 	@/usr/bin/python3 scripts/report.py --out $(REPORT_DIR)
 
 # The committed reference: the latest run's JSON files copied into results/reference/ (so the
-# report there can be regenerated from what is committed) and its report written beside them.
+# report there can be regenerated from what is committed) and its report written beside them;
+# the last bench-status.json too (bench-status-quick.json from a quick run).
 reference: deps
 	@test -e results/latest.json || { echo "make reference: no run yet: make bench first" >&2; exit 1; }
 	@mkdir -p results/reference
 	cp -L results/latest.json results/reference/run.json
 	@if [ -e results/e2e-latest.json ]; then cp -L results/e2e-latest.json results/reference/e2e.json; fi
 	@if [ -e results/peers-latest.json ]; then cp -L results/peers-latest.json results/reference/peers.json; fi
+	@# the durations record the next runs' estimates scale (scripts/bench.py --help)
+	@if [ -e results/bench-status.json ]; then \
+	    p=$$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["profile"])' \
+	         <results/bench-status.json) && \
+	    n=bench-status$$([ "$$p" = full ] || echo "-$$p").json && \
+	    cp results/bench-status.json results/reference/$$n && echo "results/reference/$$n"; fi
 	@rm -rf results/reference/charts
 	@/usr/bin/python3 scripts/report.py --run results/reference/run.json \
 	    --e2e results/reference/e2e.json --peers results/reference/peers.json --out results/reference
@@ -104,7 +115,8 @@ baseline: build-ci
 #                      (every strategy but the quadratic ones), the 100k timestamps and the 300 x 20
 #                      response, outputs checked first; writes results/runs/<time>-<sha>-e2e.json
 #                      and results/e2e-latest.json. About 10 minutes on 2 cores; `make bench` runs
-#                      it after bench.sh (a failure stops `make bench` before the report).
+#                      it after the in-process suite (a failure is recorded in
+#                      results/bench-status.json; the peers and the report still run).
 #                      Options: E2E_ARGS='--runs 5' (see scripts/e2e.sh --help).
 E2E_ARGS ?=
 .PHONY: bench-e2e

@@ -10,6 +10,7 @@ over 10%), GB/s, ns per item where items are counted, and the ratio to the group
 Sizes the budget skipped show their predicted time, marked PREDICTED. The full data stay in the
 JSON.
 """
+import argparse
 import json
 import re
 import sys
@@ -91,8 +92,17 @@ def pick(group, strategies):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "results/latest.json"
-    groups, ctx = load(path)
+    ap = argparse.ArgumentParser(prog="scripts/summary.py", description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n", 1)[1],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", nargs="?", default="results/latest.json", metavar="RUN.json",
+                    help="a hotbench run's google-benchmark JSON (default %(default)s)")
+    path = ap.parse_args().run
+    try:
+        groups, ctx = load(path)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit("summary.py: cannot read %s as a hotbench run JSON (%s: %s)"
+                 % (path, type(e).__name__, e))
     print("run %s  rev %s  profile %s  budget %s s" % (ctx.get("date"), ctx.get("hb_git_revision"),
                                                       ctx.get("hb_profile"), ctx.get("hb_budget_s")))
     for group, strategies in groups.items():

@@ -1,0 +1,519 @@
+#!/usr/bin/python3
+"""bench.py - one recorded run of the suite: calibrate, then run its parts, each as a subprocess.
+
+The recording path of `make bench` (--profile full) and `make bench-quick` (--profile quick).
+It first calibrates (`hotbench --hb_calibrate`: first-touch and warm-copy GB/s of this machine),
+prints the expected duration of each part, then runs the parts in order, streaming their output:
+
+  in-process  hotbench (--hb_profile=quick for the quick profile) with --benchmark_out; the run
+              goes to results/runs/<UTC time>-<git sha>.json through a temporary file and a
+              rename, results/latest.json moves to it only when hotbench exited 0, then
+              scripts/summary.py prints its table. The calibration figures and the machine
+              (hb_calib_*, hb_cpu_model, hb_memory, hb_kernel, hb_loadavg) go into its context.
+  e2e         scripts/e2e.sh BUILD (hyperfine, whole processes)
+  peers       scripts/peers.py --build BUILD, when `scripts/peers.py --check` finds the runtimes;
+              else skipped, with the reason and the install command (scripts/deps.sh --peers)
+  report      scripts/report.py --out results --status results/bench-status.json, given the
+              JSON files this run wrote (without --status if report.py does not know it)
+
+Expected durations. A part's expected seconds on this machine = its seconds in the reference
+record (results/reference/bench-status.json; bench-status-quick.json for the quick profile)
+times the reference's first-touch GB/s / this machine's: the suite's cost is dominated by
+touching fresh memory, so a machine that first-touches at half the speed takes twice as long.
+Without a calibration (here or in the record) the record's seconds are used unscaled, and
+without a reference record of the same profile the durations are "unknown".
+
+Progress: while a part runs, a line at least every --progress-every seconds (default 30) with
+the time elapsed and remaining. A failed part does not stop the later ones; the report is
+written from the parts that succeeded.
+
+results/bench-status.json, rewritten atomically (temp + rename) at the start and after every
+part, so a run that dies midway leaves a truthful record:
+  {"schema": "hotbench-bench-status/1", "profile": "full"|"quick", "started": ISO-8601 UTC,
+   "finished": ISO-8601 UTC or null, "git_revision", "host",
+   "calibration": {"schema": "hotbench-calibration/1", "first_touch_gbps", "warm_copy_gbps",
+                   "seconds"} or null,
+   "parts": [{"name", "status": "ok"|"failed"|"skipped", "exit_code": int|null,
+              "error": str|null, "seconds": float|null, "expected_seconds": float|null,
+              "output": path of the file it wrote or null, "command": [argv]}]}
+"parts" lists the parts finished so far, in order (the report part sees the others).
+
+Exit status: 0 every part ok or skipped, 1 a part failed, 2 usage, 130 interrupted (Ctrl-C
+stops the running part and its children, records it as failed and the rest as skipped).
+Compatible with the old `scripts/bench.sh HOTBENCH [hotbench args]`: the in-process part only.
+"""
+import argparse
+import collections
+import datetime
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+PARTS = ("in-process", "e2e", "peers", "report")
+PROFILE_PARTS = {"full": PARTS, "quick": ("in-process", "report")}
+RESULTS = "results"
+STATUS = os.path.join(RESULTS, "bench-status.json")
+CALIBRATION_SCHEMA = "hotbench-calibration/1"
+STATUS_SCHEMA = "hotbench-bench-status/1"
+INSTALL_PEERS = "scripts/deps.sh --peers"
+
+
+def log(msg):
+    print("[bench] %s" % msg, file=sys.stderr, flush=True)
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def fmt_span(seconds):
+    """A duration for a reader: '45 s' below 90 s, else whole minutes."""
+    return "%d s" % round(seconds) if seconds < 90 else "%d min" % round(seconds / 60)
+
+
+def fmt_clock(seconds):
+    return "%d:%02d" % divmod(int(seconds), 60)
+
+
+def git(*args, default):
+    try:
+        out = subprocess.run(["git", *args], cwd=TOP, capture_output=True, text=True)
+    except OSError:
+        return default
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else default
+
+
+def write_json_atomic(path, doc):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def parse_args(argv):
+    """Options, and the hotbench arguments after `--` (or after the old bench.sh's HOTBENCH)."""
+    if argv and not argv[0].startswith("-") and os.path.isfile(argv[0]):
+        # the old interface: bench.sh HOTBENCH [hotbench args...] ran the in-process suite only
+        argv = ["--build", os.path.dirname(argv[0]) or ".", "--parts", "in-process",
+                "--"] + argv[1:]
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(
+        prog="scripts/bench.py", description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="%(prog)s [options] [-- HOTBENCH_ARGS...]")
+    ap.add_argument("--profile", choices=sorted(PROFILE_PARTS), default="full",
+                    help="full (default: every part, 1.7 GB inputs) or quick (hotbench's quick "
+                    "sizes, then the report)")
+    ap.add_argument("--parts", help="comma-separated parts to run, in the fixed order %s "
+                    "(default: all for full; in-process,report for quick)" % ",".join(PARTS))
+    ap.add_argument("--build", default="build", help="folder of hotbench (default build)")
+    ap.add_argument("--e2e-args", default="", help="options for scripts/e2e.sh (E2E_ARGS)")
+    ap.add_argument("--reference", help="the durations record the estimates scale (default "
+                    "results/reference/bench-status.json, -quick.json for the quick profile)")
+    ap.add_argument("--progress-every", type=float, default=30.0, metavar="SECONDS",
+                    help="a progress line at least this often while a part runs (default 30)")
+    a = ap.parse_args(argv)
+    parts = PROFILE_PARTS[a.profile] if a.parts is None else a.parts.split(",")
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown or not parts:
+        ap.error("--parts: unknown part(s) %s (parts: %s)" % (",".join(unknown), ",".join(PARTS)))
+    a.parts = [p for p in PARTS if p in parts]
+    if a.progress_every <= 0:
+        ap.error("--progress-every must be positive")
+    a.hotbench_args = extra
+    a.build = os.path.abspath(a.build)
+    if a.build.startswith(TOP + os.sep):  # shown, and recorded, relative to the top
+        a.build = os.path.relpath(a.build, TOP)
+    if a.reference is None:
+        name = "bench-status.json" if a.profile == "full" else "bench-status-%s.json" % a.profile
+        a.reference = os.path.join(TOP, RESULTS, "reference", name)
+    return a
+
+
+def calibrate(hotbench, timeout=300):
+    """(calibration dict or None, a sentence for the log)."""
+    cmd = [hotbench, "--hb_calibrate"]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, "calibration unavailable (%s)" % e
+    if out.returncode != 0:
+        why = (out.stderr.strip().splitlines() or ["exit %d" % out.returncode])[-1]
+        return None, "calibration unavailable: `%s` exited %d (%s)" % (
+            " ".join(cmd), out.returncode, why)
+    try:
+        cal = json.loads(out.stdout)
+        bad = ([] if cal.get("schema") == CALIBRATION_SCHEMA else ["schema"]) + [
+            k for k in ("first_touch_gbps", "warm_copy_gbps", "seconds")
+            if not isinstance(cal.get(k), (int, float)) or cal[k] < 0]
+        if bad or cal["first_touch_gbps"] <= 0:
+            raise ValueError("bad " + ", ".join(bad or ["first_touch_gbps"]))
+    except (ValueError, AttributeError) as e:
+        return None, "calibration unavailable: unreadable output of `%s` (%s)" % (
+            " ".join(cmd), e)
+    return cal, "calibration: first touch %.3g GB/s, warm copy %.3g GB/s (%.1f s)" % (
+        cal["first_touch_gbps"], cal["warm_copy_gbps"], cal["seconds"])
+
+
+def expected_durations(parts, reference, profile, cal):
+    """({part: expected seconds or None}, a sentence stating the model or why it is unknown)."""
+    unknown = dict.fromkeys(parts)
+    rel = os.path.relpath(reference, TOP)
+    if not os.path.exists(reference):
+        return unknown, "expected duration: unknown (no reference record %s)" % rel
+    try:
+        with open(reference) as f:
+            ref = json.load(f)
+        ref_ft = (ref.get("calibration") or {}).get("first_touch_gbps")
+        ref_parts = {p["name"]: p for p in ref["parts"]}
+        if not isinstance(ref_ft, (int, float)) or ref_ft <= 0:
+            ref_ft = None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        return unknown, "expected duration: unknown (unreadable reference record %s: %s)" % (
+            rel, e)
+    if ref.get("profile") != profile:
+        return unknown, "expected duration: unknown (the reference record %s is of profile %s)" % (
+            rel, ref.get("profile"))
+    if ref_ft and cal:
+        scale = ref_ft / cal["first_touch_gbps"]
+        model = ("expected duration = the reference run's seconds (%s, first touch %.3g GB/s) "
+                 "x %.3g / %.3g GB/s of first touch here = x %.2f (memory-bound cost dominates)"
+                 % (rel, ref_ft, ref_ft, cal["first_touch_gbps"], scale))
+    else:
+        scale = 1.0
+        why = ([] if cal else ["no calibration on this machine"]) + (
+            [] if ref_ft else ["the record has no calibration"])
+        model = "expected duration = the reference run's seconds (%s), unscaled: %s" % (
+            rel, " and ".join(why))
+    out = {}
+    for p in parts:
+        r = ref_parts.get(p)
+        ok = r and r.get("status") == "ok" and isinstance(r.get("seconds"), (int, float))
+        out[p] = r["seconds"] * scale if ok else None
+    return out, model
+
+
+def progress_line(name, elapsed, expected, later):
+    """'in-process 12:30 elapsed, ~20 min remaining of ~33 expected; total ~45 min left'."""
+    head = "%s %s elapsed" % (name, fmt_clock(elapsed))
+    if expected is None:
+        return head + " (expected duration unknown)"
+    left = max(expected - elapsed, 0.0)
+    if elapsed <= expected:
+        line = "%s, ~%s remaining of ~%s expected" % (head, fmt_span(left), fmt_span(expected))
+    else:
+        line = "%s, over the estimate of ~%s by %s" % (head, fmt_span(expected),
+                                                       fmt_span(elapsed - expected))
+    if later is None:
+        return line + "; the later parts: unknown"
+    return line + "; total ~%s left" % fmt_span(left + later)
+
+
+def copy_stderr(pipe, tail):
+    """Passes the child's stderr through, keeping its last lines for the status record."""
+    for raw in iter(pipe.readline, b""):
+        sys.stderr.buffer.write(raw)
+        sys.stderr.buffer.flush()
+        tail.append(raw.decode(errors="replace").rstrip())
+    pipe.close()
+
+
+def stop(proc):
+    """Ctrl-C: SIGINT to the child's process group, SIGKILL if it is still there after 10 s."""
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for sig, grace in ((signal.SIGINT, 10), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(proc.pid, sig)
+                proc.wait(timeout=grace)
+            except ProcessLookupError:
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        try:  # what the child left running in its group
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def run_child(cmd, every, progress, env=None):
+    """Runs cmd in its own process group from the top, stdout passed through, stderr copied.
+    progress(elapsed) gives the line printed every `every` seconds while it runs.
+    Returns (exit code or None when it did not start, last lines of stderr, seconds,
+    interrupted)."""
+    tail = collections.deque(maxlen=12)
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd, cwd=TOP, env=env, stdin=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as e:
+        return None, ["cannot run %s: %s" % (cmd[0], e)], 0.0, False
+    reader = threading.Thread(target=copy_stderr, args=(proc.stderr, tail), daemon=True)
+    reader.start()
+    interrupted = False
+    try:
+        while True:
+            try:
+                proc.wait(timeout=every)
+                break
+            except subprocess.TimeoutExpired:
+                log(progress(time.monotonic() - t0))
+    except KeyboardInterrupt:
+        interrupted = True
+        log("interrupted: stopping %s" % cmd[0])
+        stop(proc)
+    reader.join(timeout=5)  # a grandchild may still hold the pipe
+    return proc.returncode, list(tail), time.monotonic() - t0, interrupted
+
+
+def machine_context(cal):
+    """--benchmark_context's value: the machine and the calibration. google-benchmark splits it
+    on ',' and '=', so those are replaced in the values."""
+    def clean(s):
+        return " ".join(s.replace(",", ";").replace("=", ":").split()) or "unknown"
+
+    def read(path, default=""):
+        try:
+            with open(path) as f:
+                return f.read()
+        except OSError:
+            return default
+
+    cpu = next((l.split(":", 1)[1] for l in read("/proc/cpuinfo").splitlines()
+                if l.startswith("model name")), "")
+    mem = next(("%.1f GiB" % (int(l.split()[1]) / 1048576)
+                for l in read("/proc/meminfo").splitlines() if l.startswith("MemTotal")), "")
+    uname = os.uname()
+    ctx = [("hb_cpu_model", cpu), ("hb_memory", mem),
+           ("hb_kernel", "%s %s" % (uname.sysname, uname.release)),
+           ("hb_loadavg", " ".join(read("/proc/loadavg").split()[:3]))]
+    if cal:
+        ctx += [("hb_calib_first_touch_gbps", "%.4g" % cal["first_touch_gbps"]),
+                ("hb_calib_warm_copy_gbps", "%.4g" % cal["warm_copy_gbps"])]
+    return ",".join("%s=%s" % (k, clean(v)) for k, v in ctx)
+
+
+def run_files():
+    folder = os.path.join(TOP, RESULTS, "runs")
+    return set(os.listdir(folder)) if os.path.isdir(folder) else set()
+
+
+def new_output(before):
+    """The newest file a part added to results/runs/ (temporary dot-files aside), or None."""
+    added = [os.path.join(RESULTS, "runs", n) for n in run_files() - before
+             if not n.startswith(".")]
+    return max(added, key=os.path.getmtime) if added else None
+
+
+class Bench:
+    """One run of the parts, and its status record."""
+
+    def __init__(self, a):
+        self.a = a
+        self.hotbench = os.path.join(a.build, "hotbench")
+        self.rev = git("describe", "--always", "--dirty", "--abbrev=12", default="unknown")
+        self.expected = dict.fromkeys(a.parts)
+        self.interrupted = False
+        self.doc = {"schema": STATUS_SCHEMA, "profile": a.profile, "started": utc_now(),
+                    "finished": None, "git_revision": self.rev, "host": socket.gethostname(),
+                    "calibration": None, "parts": []}
+
+    def write_status(self):
+        write_json_atomic(os.path.join(TOP, STATUS), self.doc)
+
+    def plan(self):
+        """Calibrates, prints each part's expected duration and the model behind it."""
+        cal, msg = calibrate(self.hotbench)
+        self.doc["calibration"] = cal
+        log(msg)
+        self.expected, model = expected_durations(self.a.parts, self.a.reference,
+                                                  self.a.profile, cal)
+        log(model)
+        for p in self.a.parts:
+            e = self.expected[p]
+            log("  %-10s %s" % (p, "~" + fmt_span(e) if e is not None else "unknown"))
+        known = [e for e in self.expected.values() if e is not None]
+        if known and len(known) == len(self.expected):
+            log("  %-10s ~%s" % ("total", fmt_span(sum(known))))
+        if self.a.hotbench_args:
+            log("hotbench arguments %s: the estimate assumes the whole profile"
+                % " ".join(self.a.hotbench_args))
+
+    def later(self, name):
+        """Expected seconds of the parts after `name`, or None when one is unknown."""
+        rest = list(self.a.parts)[list(self.a.parts).index(name) + 1:]
+        vals = [self.expected[p] for p in rest]
+        return None if None in vals else sum(vals)
+
+    def run(self, name, cmd, env=None):
+        log("%s: %s" % (name, " ".join(shlex.quote(c) for c in cmd)))
+        expected, later = self.expected.get(name), self.later(name)
+        rc, tail, secs, intr = run_child(
+            cmd, self.a.progress_every,
+            lambda elapsed: progress_line(name, elapsed, expected, later), env)
+        self.interrupted = self.interrupted or intr
+        return rc, tail, secs
+
+    def record(self, name, cmd, rc, tail, secs, output, status=None, error=None):
+        if status is None:
+            status = "ok" if rc == 0 and not self.interrupted else "failed"
+        if status == "failed":
+            if error is None:
+                error = "\n".join(tail[-10:]) if tail else "exited with status %s" % rc
+            if self.interrupted:
+                error = "interrupted (Ctrl-C)\n" + error
+        self.doc["parts"].append({
+            "name": name, "status": status, "exit_code": rc, "error": error,
+            "seconds": round(secs, 3) if secs is not None else None,
+            "expected_seconds": (round(self.expected[name], 1)
+                                 if self.expected.get(name) is not None else None),
+            "output": output, "command": cmd})
+        self.write_status()
+        log("%s: %s%s" % (name, status, " in %s" % fmt_span(secs) if secs is not None else ""))
+
+    def outputs(self):
+        return {p["name"]: p["output"] for p in self.doc["parts"] if p["output"]}
+
+    def in_process(self):
+        sha = git("rev-parse", "--short=12", "HEAD", default="nogit")
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        final = os.path.join(RESULTS, "runs", "%s-%s.json" % (stamp, sha))
+        tmp = os.path.join(RESULTS, "runs", ".%s-%s.json.tmp" % (stamp, sha))
+        os.makedirs(os.path.join(TOP, RESULTS, "runs"), exist_ok=True)
+        cmd = [self.hotbench, "--benchmark_out=" + tmp, "--benchmark_out_format=json",
+               "--benchmark_display_aggregates_only=true",
+               "--benchmark_context=" + machine_context(self.doc["calibration"])]
+        if self.a.profile != "full":
+            cmd.append("--hb_profile=" + self.a.profile)
+        cmd += self.a.hotbench_args
+        log("in-process: writing %s (inputs cached in data/)" % final)
+        rc, tail, secs = self.run("in-process", cmd, dict(os.environ, HB_GIT_REV=self.rev))
+        output = error = None
+        if os.path.exists(tmp) and os.path.getsize(tmp) > 0:
+            os.replace(tmp, final)
+            output = final
+            if rc == 0 and not self.interrupted:
+                link = os.path.join(RESULTS, "latest.json")
+                os.symlink(os.path.join("runs", os.path.basename(final)), link + ".tmp")
+                os.replace(link + ".tmp", link)
+                log("in-process: results in %s (results/latest.json points to it)" % final)
+            else:
+                log("in-process: results in %s; hotbench FAILED (see above), so "
+                    "results/latest.json still points to the last complete run" % final)
+                error = "hotbench exited %s; its run JSON is kept in %s" % (rc, final)
+                error += ("\n" + "\n".join(tail[-10:])) if tail else ""
+            if not self.interrupted:
+                subprocess.run([PYTHON, os.path.join("scripts", "summary.py"), final], cwd=TOP)
+        else:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            log("in-process: the run wrote no results")
+            if rc == 0:
+                error = "hotbench exited 0 but wrote no run JSON"
+        self.record("in-process", cmd, rc, tail, secs, output, error=error,
+                    status="failed" if error else None)
+
+    def e2e(self):
+        cmd = [os.path.join("scripts", "e2e.sh")] + shlex.split(self.a.e2e_args) + [self.a.build]
+        before = run_files()
+        rc, tail, secs = self.run("e2e", cmd)
+        self.record("e2e", cmd, rc, tail, secs, new_output(before))
+
+    def peers(self):
+        check = [PYTHON, os.path.join("scripts", "peers.py"), "--check"]
+        out = subprocess.run(check, cwd=TOP, capture_output=True, text=True)
+        if out.returncode != 0:
+            why = " ".join(out.stderr.split()) or "exit %d" % out.returncode
+            error = "runtimes not installed: %s; install them with %s" % (why, INSTALL_PEERS)
+            log("peers: skipped: " + error)
+            self.record("peers", check, out.returncode, [], None, None, status="skipped",
+                        error=error)
+            return
+        cmd = [PYTHON, os.path.join("scripts", "peers.py"), "--build", self.a.build]
+        if self.a.profile == "quick":
+            cmd.append("--quick")
+        before = run_files()
+        rc, tail, secs = self.run("peers", cmd)
+        self.record("peers", cmd, rc, tail, secs, new_output(before))
+
+    def report(self):
+        """report.py on the JSON files this run wrote (its defaults, the latest links, for the
+        parts not run), with the status record; without --status if report.py predates it."""
+        flags = {"in-process": "--run", "e2e": "--e2e", "peers": "--peers"}
+        cmd = [PYTHON, os.path.join("scripts", "report.py"), "--out", RESULTS]
+        for part, path in self.outputs().items():
+            if part in flags:
+                cmd += [flags[part], path]
+        started = time.time()
+        rc, tail, secs = self.run("report", cmd + ["--status", STATUS])
+        if rc == 2 and any("--status" in line for line in tail) and not self.interrupted:
+            log("report: report.py does not take --status; again without it")
+            rc, tail, more = self.run("report", cmd)
+            secs += more
+        else:
+            cmd += ["--status", STATUS]
+        md = os.path.join(RESULTS, "REPORT.md")
+        fresh = os.path.exists(md) and os.path.getmtime(md) >= started - 1
+        self.record("report", cmd, rc, tail, secs, md if fresh and rc == 0 else None)
+
+    def skip_rest(self, name, why):
+        self.record(name, [], None, [], None, None, status="skipped", error=why)
+
+
+def on_term(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main(argv):
+    a = parse_args(argv)
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # stop the children as Ctrl-C does
+        signal.signal(sig, on_term)
+    os.chdir(TOP)
+    b = Bench(a)
+    b.write_status()
+    log("profile %s, parts %s; status in %s" % (a.profile, ",".join(a.parts), STATUS))
+    steps = {"in-process": b.in_process, "e2e": b.e2e, "peers": b.peers, "report": b.report}
+    try:
+        b.plan()
+    except KeyboardInterrupt:
+        b.interrupted = True
+    for name in a.parts:
+        if b.interrupted:
+            b.skip_rest(name, "not run: interrupted (Ctrl-C)")
+            continue
+        try:
+            steps[name]()
+        except KeyboardInterrupt:  # between children: the part is recorded as interrupted
+            b.interrupted = True
+            if name not in {p["name"] for p in b.doc["parts"]}:
+                b.record(name, [], None, [], None, None, status="failed")
+    b.doc["finished"] = utc_now()
+    b.write_status()
+    failed = [p["name"] for p in b.doc["parts"] if p["status"] == "failed"]
+    skipped = [p["name"] for p in b.doc["parts"] if p["status"] == "skipped"]
+    log("done: %s; %s%s" % (
+        "FAILED: " + ", ".join(failed) if failed else "every part ok",
+        "skipped: %s; " % ", ".join(skipped) if skipped else "", "status in " + STATUS))
+    if b.interrupted:
+        return 130
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,288 @@
+#!/usr/bin/python3
+"""test_bench_status.py SRCDIR - scripts/bench.py's contract, with a fake hotbench and fake parts.
+
+Each test copies bench.py, bench.sh and summary.py into a scratch tree beside a fake
+build/hotbench (a shell script: prints the calibration JSON, writes a minimal google-benchmark
+JSON to --benchmark_out, sleeps or fails on demand) and fake e2e.sh, peers.py and report.py,
+then checks what bench.py prints, writes to results/bench-status.json and returns. No timing is
+asserted; the sleeps only make a part outlast the progress interval. Ends with "N passed".
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SRC = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                      os.path.join(os.path.dirname(__file__), ".."))
+
+FAKE_HOTBENCH = r"""#!/bin/sh
+# fake hotbench: FAKE_CAL=missing|bad, FAKE_FT (first-touch GB/s), FAKE_SLEEP, FAKE_RC
+out=
+for a; do
+    case $a in
+        --hb_calibrate)
+            case ${FAKE_CAL:-} in
+                missing) echo "hotbench: unknown option '--hb_calibrate'" >&2; exit 2 ;;
+                bad) echo "not json"; exit 0 ;;
+            esac
+            printf '{"schema": "hotbench-calibration/1", "first_touch_gbps": %s, %s}\n' \
+                "${FAKE_FT:-1.0}" '"warm_copy_gbps": 6.5, "seconds": 0.1'
+            exit 0 ;;
+        --benchmark_out=*) out=${a#*=} ;;
+    esac
+done
+echo $$ > "$(dirname "$0")/hotbench.pid"  # the run's pid, not the calibration's
+echo "fake hotbench running"
+sleep "${FAKE_SLEEP:-0}"
+cat > "$out" <<'JSON'
+{"context": {"date": "now", "hb_profile": "quick"}, "benchmarks": [
+ {"name": "fam/one/size:10/real_time_median", "run_name": "fam/one/size:10/real_time",
+  "run_type": "aggregate", "aggregate_name": "median", "real_time": 1.0, "time_unit": "ms"}]}
+JSON
+[ "${FAKE_RC:-0}" -eq 0 ] || echo "hotbench: 1 benchmark(s) FAILED and were not timed" >&2
+exit "${FAKE_RC:-0}"
+"""
+
+FAKE_E2E = r"""#!/bin/sh
+# fake e2e.sh: writes its JSON, then exits FAKE_E2E_RC
+mkdir -p results/runs
+echo '{}' > results/runs/20260101T000000Z-fake-e2e.json
+echo "e2e: group dechunk FAILED: boom" >&2
+exit "${FAKE_E2E_RC:-0}"
+"""
+
+FAKE_PEERS = r"""#!/usr/bin/python3
+import os, sys
+if "--check" in sys.argv:
+    if os.environ.get("FAKE_PEERS_CHECK", "0") != "0":
+        print("peers: runtimes not installed (missing: ruby)", file=sys.stderr)
+        sys.exit(3)
+    sys.exit(0)
+os.makedirs("results/runs", exist_ok=True)
+open("results/runs/20260101T000000Z-fake-peers.json", "w").write("{}")
+"""
+
+FAKE_REPORT = r"""#!/usr/bin/python3
+import json, os, sys
+if os.environ.get("FAKE_REPORT_OLD") and "--status" in sys.argv:
+    print("report.py: error: unrecognized arguments: --status results/bench-status.json",
+          file=sys.stderr)
+    sys.exit(2)
+if "--status" in sys.argv:
+    json.load(open(sys.argv[sys.argv.index("--status") + 1]))  # readable while the run goes on
+open("results/REPORT.md", "w").write(json.dumps(sys.argv[1:]))
+"""
+
+
+def make_tree():
+    """A scratch top: scripts/ (bench.py, bench.sh, summary.py, fakes) and build/hotbench."""
+    top = tempfile.mkdtemp(prefix="hb-bench-test-")
+    os.makedirs(os.path.join(top, "scripts"))
+    os.makedirs(os.path.join(top, "build"))
+    for name in ("bench.py", "bench.sh", "summary.py"):
+        shutil.copy2(os.path.join(SRC, "scripts", name), os.path.join(top, "scripts", name))
+    for rel, text in (("build/hotbench", FAKE_HOTBENCH), ("scripts/e2e.sh", FAKE_E2E),
+                      ("scripts/peers.py", FAKE_PEERS), ("scripts/report.py", FAKE_REPORT)):
+        path = os.path.join(top, rel)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+    return top
+
+
+def listing(top):
+    return sorted(os.path.relpath(os.path.join(d, n), top) for d, ds, fs in os.walk(top)
+                  for n in ds + fs if "__pycache__" not in d and n != "__pycache__")
+
+
+def bench(top, args, env=None, script="bench.py"):
+    """Runs the scratch tree's bench.py from its top; (exit code, stdout, stderr)."""
+    out = subprocess.run([os.path.join(top, "scripts", script)] + args, cwd=top,
+                         env=dict(os.environ, **(env or {})), capture_output=True, text=True,
+                         timeout=60)
+    return out.returncode, out.stdout, out.stderr
+
+
+def status(top):
+    with open(os.path.join(top, "results", "bench-status.json")) as f:
+        return json.load(f)
+
+
+def parts(doc):
+    return {p["name"]: p for p in doc["parts"]}
+
+
+def test_help_creates_nothing(top):
+    before = listing(top)
+    for script, args in (("bench.py", ["--help"]), ("bench.sh", ["--help"]),
+                         ("bench.py", ["--profile", "quick", "--help"]),
+                         ("summary.py", ["--help"])):
+        rc, out, err = bench(top, args, script=script)
+        assert rc == 0 and "usage:" in out, (script, rc, out, err)
+    rc, out, err = bench(top, ["--parts", "nonsense"])
+    assert rc == 2 and "unknown part" in err, (rc, err)
+    assert listing(top) == before, set(listing(top)) ^ set(before)
+
+
+def test_failed_part_keeps_the_others(top):
+    rc, out, err = bench(top, ["--progress-every", "5"], {"FAKE_E2E_RC": "3"})
+    assert rc == 1, (rc, err)
+    doc = status(top)
+    assert doc["schema"] == "hotbench-bench-status/1" and doc["profile"] == "full"
+    assert doc["finished"] and doc["started"] and doc["host"] and doc["git_revision"]
+    assert doc["calibration"]["first_touch_gbps"] == 1.0, doc["calibration"]
+    assert [p["name"] for p in doc["parts"]] == ["in-process", "e2e", "peers", "report"], doc
+    p = parts(doc)
+    assert [p[n]["status"] for n in ("in-process", "e2e", "peers", "report")] == \
+        ["ok", "failed", "ok", "ok"], doc
+    assert p["e2e"]["exit_code"] == 3 and "boom" in p["e2e"]["error"], p["e2e"]
+    run = p["in-process"]["output"]
+    assert run and os.path.exists(os.path.join(top, run)), p["in-process"]
+    assert os.path.realpath(os.path.join(top, "results", "latest.json")) == \
+        os.path.realpath(os.path.join(top, run))
+    assert any("hb_calib_first_touch_gbps=1" in c and "hb_loadavg=" in c
+               for c in p["in-process"]["command"]), p["in-process"]["command"]
+    assert "hb_profile" not in " ".join(p["in-process"]["command"])  # full: hotbench's default
+    assert p["e2e"]["output"].endswith("-e2e.json") and p["peers"]["output"].endswith("-peers.json")
+    argv = json.load(open(os.path.join(top, "results", "REPORT.md")))
+    assert argv[argv.index("--run") + 1] == run and "--status" in argv, argv
+    assert argv[argv.index("--e2e") + 1] == p["e2e"]["output"], argv
+    for part in doc["parts"]:
+        assert isinstance(part["seconds"], float) and part["expected_seconds"] is None, part
+    assert "expected duration: unknown (no reference record" in err, err
+    assert "fam" in out and "one" in out, out  # summary.py's table of the run
+
+
+def test_failed_verification_keeps_its_json(top):
+    rc, out, err = bench(top, ["--profile", "quick"], {"FAKE_RC": "1"})
+    assert rc == 1, (rc, err)
+    p = parts(status(top))
+    assert list(p) == ["in-process", "report"], p
+    ip = p["in-process"]
+    assert ip["status"] == "failed" and ip["exit_code"] == 1 and "FAILED" in ip["error"], ip
+    assert os.path.exists(os.path.join(top, ip["output"])), ip
+    assert not os.path.lexists(os.path.join(top, "results", "latest.json"))
+    assert "--hb_profile=quick" in ip["command"], ip
+    assert p["report"]["status"] == "ok" and ip["output"] in p["report"]["command"], p
+
+
+def test_progress_and_estimate(top):
+    ref = {"schema": "hotbench-bench-status/1", "profile": "quick",
+           "calibration": {"schema": "hotbench-calibration/1", "first_touch_gbps": 2.0,
+                           "warm_copy_gbps": 7.0, "seconds": 1.0},
+           "parts": [{"name": "in-process", "status": "ok", "seconds": 0.5},
+                     {"name": "report", "status": "ok", "seconds": 0.25}]}
+    os.makedirs(os.path.join(top, "results", "reference"))
+    with open(os.path.join(top, "results", "reference", "bench-status-quick.json"), "w") as f:
+        json.dump(ref, f)
+    rc, out, err = bench(top, ["--profile", "quick", "--progress-every", "0.3"],
+                         {"FAKE_SLEEP": "1.6", "FAKE_FT": "1.0"})
+    assert rc == 0, (rc, err)
+    p = parts(status(top))
+    assert p["in-process"]["expected_seconds"] == 1.0, p  # 0.5 s x 2.0 / 1.0 GB/s
+    assert p["report"]["expected_seconds"] == 0.5, p
+    assert "x 2.00 (memory-bound cost dominates)" in err, err
+    lines = [l for l in err.splitlines() if l.startswith("[bench] in-process ") and "elapsed" in l]
+    assert len(lines) >= 3, err
+    assert "remaining of ~1 s expected; total ~" in lines[0], lines
+    assert any("over the estimate of ~1 s by" in l for l in lines), lines
+    assert not any("~-" in l for l in lines), lines
+
+
+def test_no_calibration(top):
+    rc, out, err = bench(top, ["--profile", "quick", "--progress-every", "0.3"],
+                         {"FAKE_CAL": "missing", "FAKE_SLEEP": "0.7"})
+    assert rc == 0, (rc, err)
+    doc = status(top)
+    assert doc["calibration"] is None, doc
+    assert "calibration unavailable" in err and "unknown option" in err, err
+    assert "(expected duration unknown)" in err, err
+    cmd = " ".join(parts(doc)["in-process"]["command"])
+    assert "hb_calib_" not in cmd and "hb_cpu_model=" in cmd, cmd
+    rc, out, err = bench(top, ["--profile", "quick"], {"FAKE_CAL": "bad"})
+    assert rc == 0 and "calibration unavailable: unreadable output" in err, (rc, err)
+    # a reference record but no calibration here: its seconds, unscaled, and said so
+    os.makedirs(os.path.join(top, "results", "reference"))
+    with open(os.path.join(top, "results", "reference", "bench-status-quick.json"), "w") as f:
+        json.dump({"profile": "quick", "calibration": {"first_touch_gbps": "x"},
+                   "parts": [{"name": "in-process", "status": "ok", "seconds": 2.5},
+                             {"name": "report", "status": "failed", "seconds": 1}]}, f)
+    rc, out, err = bench(top, ["--profile", "quick"], {"FAKE_CAL": "missing"})
+    assert rc == 0 and "unscaled: no calibration on this machine" in err, (rc, err)
+    p = parts(status(top))
+    assert p["in-process"]["expected_seconds"] == 2.5, p
+    assert p["report"]["expected_seconds"] is None, p  # a failed part's seconds are no estimate
+    rc, out, err = bench(top, ["--profile", "full", "--parts", "report"], {"FAKE_CAL": "missing"})
+    assert "expected duration: unknown (no reference record" in err, err
+
+
+def test_peers_skipped_and_old_report(top):
+    rc, out, err = bench(top, ["--parts", "peers,report"],
+                         {"FAKE_PEERS_CHECK": "3", "FAKE_REPORT_OLD": "1"})
+    assert rc == 0, (rc, err)
+    p = parts(status(top))
+    assert p["peers"]["status"] == "skipped", p
+    assert "missing: ruby" in p["peers"]["error"] and "scripts/deps.sh --peers" in \
+        p["peers"]["error"], p
+    assert p["report"]["status"] == "ok" and "--status" not in p["report"]["command"], p
+    argv = json.load(open(os.path.join(top, "results", "REPORT.md")))
+    assert "--run" not in argv, argv  # no in-process part: report.py's default
+
+
+def test_interrupt_records_what_ran(top):
+    proc = subprocess.Popen([os.path.join(top, "scripts", "bench.py"), "--profile", "quick"],
+                            cwd=top, env=dict(os.environ, FAKE_SLEEP="30"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    pidfile = os.path.join(top, "build", "hotbench.pid")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not os.path.exists(pidfile):
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=30)[1]
+    assert proc.returncode == 130, (proc.returncode, err)
+    doc = status(top)
+    p = parts(doc)
+    assert p["in-process"]["status"] == "failed", p
+    assert p["in-process"]["error"].startswith("interrupted"), p
+    assert p["report"]["status"] == "skipped" and doc["finished"], p
+    pid = int(open(pidfile).read())
+    try:
+        os.kill(pid, 0)
+        alive = True
+    except ProcessLookupError:
+        alive = False
+    assert not alive, "fake hotbench %d still running" % pid
+
+
+def test_old_bench_sh_interface(top):
+    rc, out, err = bench(top, ["build/hotbench", "--benchmark_filter=fam/"], script="bench.sh")
+    assert rc == 0, (rc, err)
+    p = parts(status(top))
+    assert list(p) == ["in-process"] and p["in-process"]["command"][-1] == \
+        "--benchmark_filter=fam/", p
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
+    failed = 0
+    for name, fn in tests:
+        top = make_tree()
+        try:
+            fn(top)
+            print("ok   %s" % name)
+        except Exception as e:  # report every test, then fail
+            failed += 1
+            print("FAIL %s: %s: %s" % (name, type(e).__name__, str(e)[:3000]))
+        finally:
+            shutil.rmtree(top, ignore_errors=True)
+    print("%d passed, %d failed" % (len(tests) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
