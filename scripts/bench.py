@@ -453,13 +453,18 @@ class Bench:
         self.record("peers", cmd, rc, tail, secs, new_output(before))
 
     def report(self):
-        """report.py on the JSON files this run wrote (its defaults, the latest links, for the
-        parts not run), with the status record; without --status if report.py predates it."""
+        """report.py on the JSON files this run wrote, with the status record (without --status
+        if report.py predates it). The e2e and peers results of an earlier run are not mixed in
+        (an empty path: that section says how to measure it); without a run JSON of its own the
+        report takes the latest run."""
         flags = {"in-process": "--run", "e2e": "--e2e", "peers": "--peers"}
         cmd = [PYTHON, os.path.join("scripts", "report.py"), "--out", RESULTS]
-        for part, path in self.outputs().items():
-            if part in flags:
-                cmd += [flags[part], path]
+        outputs = self.outputs()
+        for part, flag in flags.items():
+            if part in outputs:
+                cmd += [flag, outputs[part]]
+            elif part != "in-process":  # never an older run's e2e or peers beside this run's
+                cmd += [flag, ""]
         started = time.time()
         rc, tail, secs = self.run("report", cmd + ["--status", STATUS])
         if rc == 2 and any("--status" in line for line in tail) and not self.interrupted:

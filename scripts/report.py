@@ -433,9 +433,11 @@ def parse_args(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", default=None, help="run JSON (results/latest.json)")
     ap.add_argument("--e2e", default="results/e2e-latest.json",
-                    help="hyperfine results of make bench-e2e (%(default)s; optional)")
+                    help="hyperfine results of make bench-e2e (%(default)s; optional; an empty "
+                    "string: none)")
     ap.add_argument("--peers", default="results/peers-latest.json",
-                    help="peers of make bench-peers (%(default)s; optional)")
+                    help="peers of make bench-peers (%(default)s; optional; an empty string: "
+                    "none)")
     ap.add_argument("--status", default=None,
                     help="make bench's status of its parts (default: results/bench-status.json "
                     "when it exists and --run is not given or is its in-process output; "
@@ -904,7 +906,9 @@ def link(png, alt):
 
 
 def optional_section(module, path, run_path, charts, missing):
-    if not os.path.exists(path):
+    """The Markdown of module's section from the JSON at path; missing when path is empty (not
+    part of this run) or absent."""
+    if not path or not os.path.exists(path):
         return [missing, ""]
     try:
         mod = __import__(module)

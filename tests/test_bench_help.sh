@@ -9,7 +9,7 @@ set -u
 src=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-KNOWN=" deps.sh e2e_report.py peers_report.py " # issue 11 section 5
+KNOWN=" " # none now (issue 11 section 5)
 listing() { (cd "$1" && find . -path '*/__pycache__' -prune -o -print | sort); }
 # check NAME: runs scripts/NAME --help in $work/NAME/, writes its problems (if any) to problem.txt
 check() {

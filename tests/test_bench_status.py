@@ -168,6 +168,9 @@ def test_failed_verification_keeps_its_json(top):
     assert not os.path.lexists(os.path.join(top, "results", "latest.json"))
     assert "--hb_profile=quick" in ip["command"], ip
     assert p["report"]["status"] == "ok" and ip["output"] in p["report"]["command"], p
+    argv = json.load(open(os.path.join(top, "results", "REPORT.md")))
+    # a quick run's report never shows an older run's e2e or peers results
+    assert argv[argv.index("--e2e") + 1] == "" and argv[argv.index("--peers") + 1] == "", argv
 
 
 def test_progress_and_estimate(top):
