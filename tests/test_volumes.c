@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1097,6 +1098,57 @@ static void test_allocation_counts(void **state)
     free(doc);
 }
 
+/* Verification's heap (hb_volumes_set_poisoned_heap under M_PERTURB) moves grown blocks instead of
+ * realloc'ing them: every strategy must decode the same volumes and, where its counts repeat from
+ * run to run, count the same allocations and peak bytes as with the ordinary heap (the counts the
+ * benchmark reports come from the verification run). */
+static void test_poisoned_heap(void **state)
+{
+    (void)state;
+    hb_volumes_params p;
+    hb_volumes_params_default(&p);
+    p.volumes = 30;
+    p.tags = 20;
+    uint8_t *doc;
+    size_t len;
+    hb_volumes_info info;
+    assert_int_equal(hb_volumes_generate(&p, &doc, &len, &info), HB_OK);
+    char msg[256];
+    for (size_t k = 0; k < hb_vol_strategy_count; k++) {
+        const hb_vol_strategy *s = &hb_vol_strategies[k];
+        hb_volumes plain, poisoned;
+        hb_vol_error err;
+        assert_int_equal(hb_volumes_decode(s, doc, len, 0, &plain, &err), HB_OK);
+        hb_vol_mem_stats first = plain.mem;
+        hb_volumes_free(&plain);
+        assert_int_equal(hb_volumes_decode(s, doc, len, 0, &plain, &err), HB_OK);
+        /* libxml2 seeds its dictionary's hash at random: its counts vary from run to run */
+        int counts_repeat = first.allocations == plain.mem.allocations &&
+                            first.peak_bytes == plain.mem.peak_bytes;
+        mallopt(M_PERTURB, 0x5a);
+        hb_volumes_set_poisoned_heap(1);
+        int rc = hb_volumes_decode(s, doc, len, 0, &poisoned, &err);
+        hb_volumes_set_poisoned_heap(0);
+        mallopt(M_PERTURB, 0);
+        assert_int_equal(rc, HB_OK);
+        if (s->output == HB_VOL_OUT_VOLUMES && hb_volumes_compare(&poisoned, &plain, msg,
+                                                                   sizeof msg) != 0)
+            fail_msg("%s: the poisoned heap changed the answer: %s", s->name, msg);
+        if (poisoned.count != plain.count ||
+            (counts_repeat && (poisoned.mem.allocations != plain.mem.allocations ||
+                               poisoned.mem.peak_bytes != plain.mem.peak_bytes)))
+            fail_msg("%s: count %llu/%llu, allocations %llu/%llu, peak %llu/%llu (poisoned/plain)",
+                     s->name, (unsigned long long)poisoned.count, (unsigned long long)plain.count,
+                     (unsigned long long)poisoned.mem.allocations,
+                     (unsigned long long)plain.mem.allocations,
+                     (unsigned long long)poisoned.mem.peak_bytes,
+                     (unsigned long long)plain.mem.peak_bytes);
+        hb_volumes_free(&plain);
+        hb_volumes_free(&poisoned);
+    }
+    free(doc);
+}
+
 int main(void)
 {
     guard_init();
@@ -1115,6 +1167,7 @@ int main(void)
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_instants),
         cmocka_unit_test(test_allocation_counts),
+        cmocka_unit_test(test_poisoned_heap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

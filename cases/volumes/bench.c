@@ -170,6 +170,7 @@ static int verify(vbench *b, const vin *in, size_t piece, hb_state *st, hb_vol_m
     char msg[256];
     int ok = 1;
     mallopt(M_PERTURB, 0x5a);
+    hb_volumes_set_poisoned_heap(1);
     int rc = hb_volumes_decode(b->s, in->doc, in->len, piece, &out, &err);
     if (rc != HB_OK) {
         hb_state_fail(st, "%s at line %llu, column %llu", err.reason ? err.reason : hb_err_str(rc),
@@ -202,6 +203,7 @@ static int verify(vbench *b, const vin *in, size_t piece, hb_state *st, hb_vol_m
     }
     *mem = out.mem;
     hb_volumes_free(&out);
+    hb_volumes_set_poisoned_heap(0);
     mallopt(M_PERTURB, 0);
     return ok;
 }

@@ -85,6 +85,14 @@ static void vm_count(hb_volumes *v, size_t add, size_t sub)
         v->mem.peak_bytes = v->live_;
 }
 
+/* hb_volumes_set_poisoned_heap's switch: thread-local, like vm_bound below. */
+static _Thread_local int vm_poisoned;
+
+void hb_volumes_set_poisoned_heap(int on)
+{
+    vm_poisoned = on != 0;
+}
+
 void *hb_vm_alloc(hb_volumes *v, size_t n)
 {
     if (n > SIZE_MAX - VM_HEADER)
@@ -106,9 +114,13 @@ void *hb_vm_realloc(hb_volumes *v, void *q, size_t n)
     unsigned char *p = (unsigned char *)q - VM_HEADER;
     size_t old;
     memcpy(&old, p, sizeof old);
-    unsigned char *np = realloc(p, n + VM_HEADER);
+    unsigned char *np = vm_poisoned ? malloc(n + VM_HEADER) : realloc(p, n + VM_HEADER);
     if (!np)
         return NULL;
+    if (vm_poisoned) {
+        memcpy(np + VM_HEADER, p + VM_HEADER, old < n ? old : n);
+        free(p);
+    }
     memcpy(np, &n, sizeof n);
     vm_count(v, n ? n : 1, old ? old : 1);
     return np + VM_HEADER;
