@@ -361,7 +361,31 @@ def load_status(path):
         return None, ("`%s` is not a bench status (schema %r, not %s): the run's parts are not "
                       "listed." % (path, st.get("schema") if isinstance(st, dict) else None,
                                    STATUS_SCHEMA))
+    bad = _status_problem(st)
+    if bad:
+        return None, "`%s` is malformed (%s): the run's parts are not listed." % (path, bad)
     return st, None
+
+
+def _status_problem(st):
+    """What in the bench status st (a dict of the right schema) has the wrong type, or None:
+    "parts" a list of objects, each with "command" a list of strings or null and "output" a
+    string or null; "calibration" an object or null."""
+    parts = st.get("parts")
+    if parts is not None and not isinstance(parts, list):
+        return "\"parts\" is not a list"
+    for i, p in enumerate(parts or []):
+        if not isinstance(p, dict):
+            return "parts[%d] is not an object" % i
+        cmd, out = p.get("command"), p.get("output")
+        if cmd is not None and not (isinstance(cmd, list) and
+                                    all(isinstance(c, str) for c in cmd)):
+            return "parts[%d].command is not a list of strings" % i
+        if out is not None and not isinstance(out, str):
+            return "parts[%d].output is not a string" % i
+    if st.get("calibration") is not None and not isinstance(st["calibration"], dict):
+        return "\"calibration\" is not an object"
+    return None
 
 
 def status_section(st, path):

@@ -192,5 +192,29 @@ with tempfile.TemporaryDirectory() as tmp:
     text, err = render(tmp, "no-run", None, "--status", spath)
     check(text is not None and "**Missing: the in-process run**" in text and
           "| e2e | **failed** |" in text, "no run JSON but a status: a report of the parts " + err)
+    # a malformed status of the right schema: the report says so, never a traceback
+    for why, bad in (("parts a string", {"parts": "abc"}), ("a part a number", {"parts": [1]}),
+                     ("parts an object", {"parts": {"a": 1}}),
+                     ("a command of numbers", {"parts": [{"name": "e2e", "status": "failed",
+                                                          "command": [1, 2]}]}),
+                     ("an output a number", {"parts": [{"name": "in-process", "output": 5}]}),
+                     ("calibration a list", {"calibration": [1], "parts": []})):
+        with open(spath, "w") as fh:
+            json.dump(dict(bad, schema="hotbench-bench-status/1"), fh)
+        text, err = render(tmp, "bad-status", base, "--status", spath)
+        check(text is not None and "is malformed" in text,
+              "a malformed status (%s): said, no traceback %s" % (why, err))
+        here = os.getcwd()
+        os.chdir(top)
+        try:
+            with open(os.path.join("results", "bench-status.json"), "w") as fh:
+                json.dump(dict(bad, schema="hotbench-bench-status/1"), fh)
+            err = ""
+            report.parse_args(["--run", "results/latest.json"])
+        except (Exception, SystemExit):
+            err = traceback.format_exc(limit=3)
+        finally:
+            os.chdir(here)
+        check(not err, "a malformed default status (%s): no traceback %s" % (why, err))
 
 done()
