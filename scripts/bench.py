@@ -14,7 +14,9 @@ prints the expected duration of each part, then runs the parts in order, streami
   peers       scripts/peers.py --build BUILD, when `scripts/peers.py --check` finds the runtimes;
               else skipped, with the reason and the install command (scripts/deps.sh --peers)
   report      scripts/report.py --out results --status results/bench-status.json, given the
-              JSON files this run wrote (without --status if report.py does not know it)
+              JSON files this run wrote (without --status if report.py does not know it); a
+              part this run ran without output is reported missing, never taken from an
+              earlier run's file
 
 Expected durations. A part's expected seconds on this machine = its seconds in the reference
 record (results/reference/bench-status.json; bench-status-quick.json for the quick profile)
@@ -46,6 +48,7 @@ import argparse
 import collections
 import datetime
 import json
+import math
 import os
 import shlex
 import signal
@@ -159,7 +162,7 @@ def calibrate(hotbench, timeout=300):
         cal = json.loads(out.stdout)
         bad = ([] if cal.get("schema") == CALIBRATION_SCHEMA else ["schema"]) + [
             k for k in ("first_touch_gbps", "warm_copy_gbps", "seconds")
-            if not isinstance(cal.get(k), (int, float)) or cal[k] < 0]
+            if not seconds_or_rate(cal.get(k))]
         if bad or cal["first_touch_gbps"] <= 0:
             raise ValueError("bad " + ", ".join(bad or ["first_touch_gbps"]))
     except (ValueError, AttributeError) as e:
@@ -167,6 +170,12 @@ def calibrate(hotbench, timeout=300):
             " ".join(cmd), e)
     return cal, "calibration: first touch %.3g GB/s, warm copy %.3g GB/s (%.1f s)" % (
         cal["first_touch_gbps"], cal["warm_copy_gbps"], cal["seconds"])
+
+
+def seconds_or_rate(v):
+    """True for a JSON number usable as seconds or GB/s: finite and >= 0 (json reads NaN and
+    Infinity, which would make every printed duration fail)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
 
 
 def expected_durations(parts, reference, profile, cal):
@@ -180,7 +189,7 @@ def expected_durations(parts, reference, profile, cal):
             ref = json.load(f)
         ref_ft = (ref.get("calibration") or {}).get("first_touch_gbps")
         ref_parts = {p["name"]: p for p in ref["parts"]}
-        if not isinstance(ref_ft, (int, float)) or ref_ft <= 0:
+        if not seconds_or_rate(ref_ft) or ref_ft <= 0:
             ref_ft = None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         return unknown, "expected duration: unknown (unreadable reference record %s: %s)" % (
@@ -202,7 +211,7 @@ def expected_durations(parts, reference, profile, cal):
     out = {}
     for p in parts:
         r = ref_parts.get(p)
-        ok = r and r.get("status") == "ok" and isinstance(r.get("seconds"), (int, float))
+        ok = r and r.get("status") == "ok" and seconds_or_rate(r.get("seconds"))
         out[p] = r["seconds"] * scale if ok else None
     return out, model
 
@@ -307,6 +316,13 @@ def machine_context(cal):
         ctx += [("hb_calib_first_touch_gbps", "%.4g" % cal["first_touch_gbps"]),
                 ("hb_calib_warm_copy_gbps", "%.4g" % cal["warm_copy_gbps"])]
     return ",".join("%s=%s" % (k, clean(v)) for k, v in ctx)
+
+
+def absent(part):
+    """A path that holds no file, for report.py's option of a part this run attempted without
+    output (failed or skipped): the report then says the part is missing instead of reading
+    the file an earlier run left behind (results/latest.json and the like)."""
+    return os.path.join(RESULTS, "runs", "none: %s wrote nothing in this run" % part)
 
 
 def run_files():
@@ -453,13 +469,14 @@ class Bench:
         self.record("peers", cmd, rc, tail, secs, new_output(before))
 
     def report(self):
-        """report.py on the JSON files this run wrote (its defaults, the latest links, for the
-        parts not run), with the status record; without --status if report.py predates it."""
+        """report.py on the JSON files this run wrote (its defaults, the latest links, only for
+        the parts not in this run; a part that wrote nothing gets a path that holds no file),
+        with the status record; without --status if report.py predates it."""
         flags = {"in-process": "--run", "e2e": "--e2e", "peers": "--peers"}
         cmd = [PYTHON, os.path.join("scripts", "report.py"), "--out", RESULTS]
-        for part, path in self.outputs().items():
-            if part in flags:
-                cmd += [flags[part], path]
+        for p in self.doc["parts"]:
+            if p["name"] in flags:
+                cmd += [flags[p["name"]], p["output"] or absent(p["name"])]
         started = time.time()
         rc, tail, secs = self.run("report", cmd + ["--status", STATUS])
         if rc == 2 and any("--status" in line for line in tail) and not self.interrupted:

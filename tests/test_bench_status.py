@@ -259,6 +259,38 @@ def test_interrupt_records_what_ran(top):
     assert not alive, "fake hotbench %d still running" % pid
 
 
+def test_reference_not_finite(top):
+    """NaN and Infinity (which json reads) in the reference record: no estimate, no traceback."""
+    os.makedirs(os.path.join(top, "results", "reference"))
+    for ft, secs in (("NaN", "1"), ("Infinity", "1"), ("1", "Infinity"), ("1", "NaN"),
+                     ("1", "-5"), ("1", "true")):
+        with open(os.path.join(top, "results", "reference", "bench-status-quick.json"), "w") as f:
+            f.write('{"profile": "quick", "calibration": {"first_touch_gbps": %s}, "parts": '
+                    '[{"name": "in-process", "status": "ok", "seconds": %s}]}' % (ft, secs))
+        rc, out, err = bench(top, ["--profile", "quick"])
+        assert rc == 0 and "Traceback" not in err, (ft, secs, rc, err)
+        p = parts(status(top))
+        want = None if secs not in ("1",) else 1.0
+        assert p["in-process"]["expected_seconds"] == want, (ft, secs, p)
+
+
+def test_failed_part_not_reported_from_an_earlier_run(top):
+    """A part of this run that wrote nothing is missing from the report, not read from the file
+    an earlier run left (results/latest.json)."""
+    rc, out, err = bench(top, ["--profile", "quick"])
+    assert rc == 0 and os.path.lexists(os.path.join(top, "results", "latest.json")), (rc, err)
+    rc, out, err = bench(top, ["--parts", "in-process,peers,report", "--build", "nowhere"],
+                         {"FAKE_PEERS_CHECK": "3"})
+    assert rc == 1, (rc, err)
+    p = parts(status(top))
+    assert p["in-process"]["status"] == "failed" and p["peers"]["status"] == "skipped", p
+    argv = json.load(open(os.path.join(top, "results", "REPORT.md")))
+    for flag in ("--run", "--peers"):
+        assert flag in argv and not os.path.exists(os.path.join(top, argv[argv.index(flag) + 1])), \
+            (flag, argv)
+    assert "--e2e" not in argv, argv  # not in this run: report.py's default
+
+
 def test_old_bench_sh_interface(top):
     rc, out, err = bench(top, ["build/hotbench", "--benchmark_filter=fam/"], script="bench.sh")
     assert rc == 0, (rc, err)
