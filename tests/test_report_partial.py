@@ -192,6 +192,19 @@ with tempfile.TemporaryDirectory() as tmp:
     text, err = render(tmp, "no-run", None, "--status", spath)
     check(text is not None and "**Missing: the in-process run**" in text and
           "| e2e | **failed** |" in text, "no run JSON but a status: a report of the parts " + err)
+    # a peers run that skipped a case (a JDK without libhttpcore-java): the report names it
+    with open(os.path.join(HERE, "..", "results", "reference", "peers.json")) as fh:
+        peers = {k: v for k, v in json.load(fh).items() if k != "bufgrow"}
+    peers["skipped_cases"] = {"bufgrow": {"missing": ["libhttpcore-java"],
+                                          "install": "scripts/deps.sh --peers"}}
+    ppath = os.path.join(tmp, "peers-skipped-case.json")
+    with open(ppath, "w") as fh:
+        json.dump(peers, fh)
+    text, err = render(tmp, "peers-partial", base, "--peers", ppath)
+    check(text is not None and "**Skipped: Buffer growth" in text and "libhttpcore-java" in text
+          and "### Timestamps: java.time" in text,
+          "a peers run without the httpcore case: said skipped, naming the package " + (
+              err or (text or "")[text.find("## Peers"):][:600]))
     # a malformed status of the right schema: the report says so, never a traceback
     for why, bad in (("parts a string", {"parts": "abc"}), ("a part a number", {"parts": [1]}),
                      ("parts an object", {"parts": {"a": 1}}),
