@@ -209,11 +209,12 @@ static void keep_tail(uint8_t tail[4], const uint8_t *p, size_t n)
 /* The ISIZE of the gzip stream carried by the chunked body in the regular file fd: its last
  * member's uncompressed size mod 2^32, a lower bound of the payload (RFC 1952 section 2.3.1).
  * Dechunks the file once with pread (the file offset is unchanged). Returns 0 and *out, or -1 if
- * the body is malformed, shorter than a gzip trailer, or memory is short (the decode that
- * follows reports the first two). */
+ * the body is malformed, shorter than a gzip trailer, does not start with gzip's magic bytes
+ * 1f 8b (its last 4 bytes are then no size), or memory is short (the decode that follows
+ * reports the first three). */
 static int gzip_isize(int fd, uint64_t *out)
 {
-    uint8_t *in = malloc(2 * PIECE), tail[4] = {0};
+    uint8_t *in = malloc(2 * PIECE), tail[4] = {0}, head[2] = {0};
     uint64_t total = 0;
     off_t off = 0;
     int rc = 0;
@@ -229,13 +230,15 @@ static int gzip_isize(int fd, uint64_t *out)
         for (size_t pos = 0, used = 1, made = 1; rc == 0 && pos < (size_t)n && (used || made);
              pos += used) {
             rc = hb_dechunk_run(&d, in + pos, (size_t)n - pos, &used, in + PIECE, PIECE, &made);
+            for (size_t i = 0; total + i < 2 && i < made; i++)
+                head[total + i] = in[PIECE + i];
             keep_tail(tail, in + PIECE, made);
             total += made;
         }
     }
     free(in);
-    if (rc != HB_DECHUNK_DONE || total < 8)
-        return -1;
+    if (rc != HB_DECHUNK_DONE || total < 18 || head[0] != 0x1f || head[1] != 0x8b)
+        return -1; /* 18: the smallest gzip member, a 10-byte header and an 8-byte trailer */
     *out = (uint64_t)tail[0] | (uint64_t)tail[1] << 8 | (uint64_t)tail[2] << 16 |
            (uint64_t)tail[3] << 24;
     return 0;
