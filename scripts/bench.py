@@ -134,8 +134,8 @@ def parse_args(argv):
     if unknown or not parts:
         ap.error("--parts: unknown part(s) %s (parts: %s)" % (",".join(unknown), ",".join(PARTS)))
     a.parts = [p for p in PARTS if p in parts]
-    if a.progress_every <= 0:
-        ap.error("--progress-every must be positive")
+    if not 0 < a.progress_every < math.inf:  # nan and inf would mean no progress line at all
+        ap.error("--progress-every must be a positive number of seconds")
     a.hotbench_args = extra
     a.build = os.path.abspath(a.build)
     if a.build.startswith(TOP + os.sep):  # shown, and recorded, relative to the top
@@ -426,6 +426,8 @@ class Bench:
             output = final
             if rc == 0 and not self.interrupted:
                 link = os.path.join(RESULTS, "latest.json")
+                if os.path.lexists(link + ".tmp"):  # left by a run killed right here
+                    os.remove(link + ".tmp")
                 os.symlink(os.path.join("runs", os.path.basename(final)), link + ".tmp")
                 os.replace(link + ".tmp", link)
                 log("in-process: results in %s (results/latest.json points to it)" % final)
@@ -520,6 +522,11 @@ def main(argv):
             b.interrupted = True
             if name not in {p["name"] for p in b.doc["parts"]}:
                 b.record(name, [], None, [], None, None, status="failed")
+        except Exception as e:  # bench.py's own failure (a file it cannot write): this part only
+            log("%s: internal error: %s: %s" % (name, type(e).__name__, e))
+            if name not in {p["name"] for p in b.doc["parts"]}:
+                b.record(name, [], None, [], None, None, status="failed",
+                         error="scripts/bench.py failed: %s: %s" % (type(e).__name__, e))
     b.doc["finished"] = utc_now()
     b.write_status()
     failed = [p["name"] for p in b.doc["parts"] if p["status"] == "failed"]

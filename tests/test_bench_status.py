@@ -125,6 +125,9 @@ def test_help_creates_nothing(top):
         assert rc == 0 and "usage:" in out, (script, rc, out, err)
     rc, out, err = bench(top, ["--parts", "nonsense"])
     assert rc == 2 and "unknown part" in err, (rc, err)
+    for every in ("0", "-1", "nan", "inf"):
+        rc, out, err = bench(top, ["--progress-every", every])
+        assert rc == 2 and "--progress-every must be" in err, (every, rc, err)
     assert listing(top) == before, set(listing(top)) ^ set(before)
 
 
@@ -289,6 +292,25 @@ def test_failed_part_not_reported_from_an_earlier_run(top):
         assert flag in argv and not os.path.exists(os.path.join(top, argv[argv.index(flag) + 1])), \
             (flag, argv)
     assert "--e2e" not in argv, argv  # not in this run: report.py's default
+
+
+def test_own_failure_keeps_the_others(top):
+    """A results/latest.json.tmp left by a run killed while it moved the link, then a part that
+    bench.py itself cannot complete: recorded as failed, the other parts still run."""
+    os.makedirs(os.path.join(top, "results"))
+    open(os.path.join(top, "results", "latest.json.tmp"), "w").close()
+    rc, out, err = bench(top, ["--profile", "quick"])
+    assert rc == 0 and "Traceback" not in err, (rc, err)
+    assert os.path.realpath(os.path.join(top, "results", "latest.json")) == os.path.realpath(
+        os.path.join(top, parts(status(top))["in-process"]["output"]))
+    os.rename(os.path.join(top, "results", "runs"), os.path.join(top, "results", "old-runs"))
+    open(os.path.join(top, "results", "runs"), "w").close()  # a file: no run JSON can go there
+    rc, out, err = bench(top, ["--profile", "quick"])
+    doc = status(top)
+    p = parts(doc)
+    assert rc == 1 and "Traceback" not in err and doc["finished"], (rc, err)
+    assert p["in-process"]["status"] == "failed" and "bench.py failed" in \
+        p["in-process"]["error"] and p["report"]["status"] == "ok", p
 
 
 def test_old_bench_sh_interface(top):
