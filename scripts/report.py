@@ -392,9 +392,9 @@ def status_section(st, path):
     """The parts of `make bench` (bench-status.json): status and duration of each, and for a
     failed or skipped part its error and the command that re-runs it."""
     md = ["## The run's parts", "",
-          "From `%s`: `make bench`, %s profile, %s to %s, git %s on %s." % (
+          "From `%s`: `make bench`, %s profile, %s, git %s on %s." % (
               os.path.relpath(os.path.realpath(path)), st.get("profile", "?"),
-              st.get("started", "?"), st.get("finished", "?"), st.get("git_revision", "?"),
+              _span(st.get("started"), st.get("finished")), st.get("git_revision", "?"),
               st.get("host", "?")), "",
           "| part | status | took | expected | output |", "|---|---|---|---|---|"]
     notes = []
@@ -412,6 +412,14 @@ def status_section(st, path):
     if notes:
         md += ["", "The report below is written from the parts that succeeded.", ""] + notes
     return md + [""]
+
+
+def _span(started, finished):
+    """When the bench ran: "A to B", or "started A" while it still runs (finished is null when
+    the report is its own last part)."""
+    if not finished:
+        return "started %s (still running: this report is its last part)" % (started or "?")
+    return "%s to %s" % (started or "?", finished)
 
 
 def _secs(v):

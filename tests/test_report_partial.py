@@ -167,6 +167,12 @@ with tempfile.TemporaryDirectory() as tmp:
           "--status: parts listed, the failed and skipped ones with error and command " + err)
     check(text is not None and "first touch of fresh memory 0.23 GB/s" in text,
           "the calibration from the status shown in the environment")
+    status["finished"] = None  # as bench.py's report part sees it: the run is not over
+    with open(spath, "w") as fh:
+        json.dump(status, fh)
+    text, err = render(tmp, "status-running", base, "--status", spath)
+    check(text is not None and "to None" not in text and "started 2026-12-01T10:00:00Z (still "
+          "running" in text, "a status whose run is not finished: no 'to None' " + err)
     cal = copy.deepcopy(base)
     cal["context"].update(hb_calib_first_touch_gbps="0.41", hb_calib_warm_copy_gbps="8.2")
     text, err = render(tmp, "calib", cal)
