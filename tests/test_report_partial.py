@@ -167,6 +167,15 @@ with tempfile.TemporaryDirectory() as tmp:
           "--status: parts listed, the failed and skipped ones with error and command " + err)
     check(text is not None and "first touch of fresh memory 0.23 GB/s" in text,
           "the calibration from the status shown in the environment")
+    failed_ip = copy.deepcopy(status)
+    failed_ip["parts"][0].update(status="failed", exit_code=1, output=None, command=[
+        "build/hotbench", "--benchmark_out=results/runs/.20261201T100000Z-abc.json.tmp"])
+    with open(spath, "w") as fh:
+        json.dump(failed_ip, fh)
+    text, err = render(tmp, "status-ip", base, "--status", spath)
+    check(text is not None and ".json.tmp" not in text and "Re-run it with `scripts/bench.py "
+          "--profile full --parts in-process,report`" in text,
+          "a failed in-process part: re-run through bench.py, not into its temporary file " + err)
     status["finished"] = None  # as bench.py's report part sees it: the run is not over
     with open(spath, "w") as fh:
         json.dump(status, fh)
