@@ -35,6 +35,7 @@ part, so a run that dies midway leaves a truthful record:
    "finished": ISO-8601 UTC or null, "git_revision", "host",
    "calibration": {"schema": "hotbench-calibration/1", "first_touch_gbps", "warm_copy_gbps",
                    "seconds"} or null,
+   "hotbench_args": [the arguments after --: a filtered run's durations estimate nothing],
    "parts": [{"name", "status": "ok"|"failed"|"skipped", "exit_code": int|null,
               "error": str|null, "seconds": float|null, "expected_seconds": float|null,
               "output": path of the file it wrote or null, "command": [argv]}]}
@@ -137,6 +138,10 @@ def parse_args(argv):
     if not 0 < a.progress_every < math.inf:  # nan and inf would mean no progress line at all
         ap.error("--progress-every must be a positive number of seconds")
     a.hotbench_args = extra
+    # hotbench takes the last --hb_profile: the profile recorded and estimated is the one it runs
+    for arg in extra:
+        if arg.startswith("--hb_profile=") and arg.split("=", 1)[1] in PROFILE_PARTS:
+            a.profile = arg.split("=", 1)[1]
     a.build = os.path.abspath(a.build)
     if a.build.startswith(TOP + os.sep):  # shown, and recorded, relative to the top
         a.build = os.path.relpath(a.build, TOP)
@@ -197,6 +202,9 @@ def expected_durations(parts, reference, profile, cal):
     if ref.get("profile") != profile:
         return unknown, "expected duration: unknown (the reference record %s is of profile %s)" % (
             rel, ref.get("profile"))
+    if ref.get("hotbench_args"):
+        return unknown, ("expected duration: unknown (the reference record %s is of a partial run, "
+                         "hotbench arguments %s)" % (rel, ref.get("hotbench_args")))
     if ref_ft and cal:
         scale = ref_ft / cal["first_touch_gbps"]
         model = ("expected duration = the reference run's seconds (%s, first touch %.3g GB/s) "
@@ -348,7 +356,7 @@ class Bench:
         self.interrupted = False
         self.doc = {"schema": STATUS_SCHEMA, "profile": a.profile, "started": utc_now(),
                     "finished": None, "git_revision": self.rev, "host": socket.gethostname(),
-                    "calibration": None, "parts": []}
+                    "calibration": None, "hotbench_args": a.hotbench_args, "parts": []}
 
     def write_status(self):
         write_json_atomic(os.path.join(TOP, STATUS), self.doc)

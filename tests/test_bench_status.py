@@ -313,6 +313,23 @@ def test_own_failure_keeps_the_others(top):
         p["in-process"]["error"] and p["report"]["status"] == "ok", p
 
 
+def test_partial_run_is_no_reference(top):
+    """A run with hotbench arguments (a filter, another profile) records them and its profile as
+    hotbench runs it; as a reference record its durations estimate nothing."""
+    rc, out, err = bench(top, ["build/hotbench", "--hb_profile=quick", "--benchmark_filter=x"],
+                         script="bench.sh")
+    assert rc == 0, (rc, err)
+    doc = status(top)
+    assert doc["profile"] == "quick" and doc["hotbench_args"] == [
+        "--hb_profile=quick", "--benchmark_filter=x"], doc
+    os.makedirs(os.path.join(top, "results", "reference"))
+    shutil.copy(os.path.join(top, "results", "bench-status.json"),
+                os.path.join(top, "results", "reference", "bench-status-quick.json"))
+    rc, out, err = bench(top, ["--profile", "quick"])
+    assert rc == 0 and "is of a partial run" in err, (rc, err)
+    assert parts(status(top))["in-process"]["expected_seconds"] is None
+
+
 def test_old_bench_sh_interface(top):
     rc, out, err = bench(top, ["build/hotbench", "--benchmark_filter=fam/"], script="bench.sh")
     assert rc == 0, (rc, err)
