@@ -256,6 +256,22 @@ done <<ROWS
 $body|0|a small gzip body: its ISIZE predicts a quick decode
 $tmp/fake-isize.chunked|0|not a gzip stream: its last 4 bytes are no ISIZE
 ROWS
+# A pipe without --size-hint: the size is unknown, so the warning comes while decoding, once the
+# payload decoded so far predicts the time (90 KB read byte by byte: ~4e9 bytes copied).
+"$tools/hotbench-gen" chunked --size 90K -o "$tmp/90k.chunked" 2>/dev/null
+# file | strategy | options | warnings | what the one warning says | why
+while IFS='|' read -r file s args warns says why; do
+    # shellcheck disable=SC2086 # args are words
+    cat "$file" | "$dec" dechunk --strategy "$s" $args >/dev/null 2>"$tmp/err"
+    n=$(grep -c "warning: $s is quadratic: .*$says" "$tmp/err")
+    all=$(grep -c "warning:" "$tmp/err")
+    [ "$n" = "$warns" ] && [ "$all" = "$warns" ] && ok || bad "$why: $all warnings ('$(cat "$tmp/err")')"
+done <<ROWS
+$tmp/90k.chunked|additive|--read-size 1|1|decoded so far, the body's size unknown|a pipe: warned while decoding
+$tmp/90k.chunked|doubling|--read-size 1|0||a pipe, a linear strategy: no warning
+$tmp/k.chunked|additive||0||a pipe, a tiny body: no warning
+$tmp/90k.chunked|additive|--read-size 1 --size-hint 90000|1|the --size-hint|a pipe with --size-hint: warned once, before
+ROWS
 run "$dec" dechunk "$tmp/does-not-exist"
 expect_status "missing file" 1
 grep -q "cannot open" "$tmp/err" && ok || bad "missing file: message '$(cat "$tmp/err")'"
