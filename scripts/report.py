@@ -488,6 +488,11 @@ def parse_args(argv=None):
     ap.add_argument("--dpi", type=int, default=None,
                     help="PNG resolution in dots per inch (default: each chart's own)")
     a = ap.parse_args(argv)
+    bad = sorted(set(f for f in a.chart_formats.split(",") if f) - {"png", "svg", "none"})
+    if bad:
+        ap.error("--chart-formats: %s unknown (png, svg or none)" % ",".join(bad))
+    if a.dpi is not None and a.dpi <= 0:
+        ap.error("--dpi must be a positive number of dots per inch")
     if a.status is None and _status_of(a.run, "results/bench-status.json"):
         a.status = "results/bench-status.json"
     a.run = a.run or "results/latest.json"
@@ -528,7 +533,7 @@ def load_run(path, status):
 
 def main(argv=None):
     a = parse_args(argv)
-    plots.configure(a.chart_formats.split(","), a.dpi)
+    plots.configure([f for f in a.chart_formats.split(",") if f] or ["none"], a.dpi)
     status, status_note = load_status(a.status)
     run = load_run(a.run, status)
     charts = os.path.join(a.out, "charts")
