@@ -11,6 +11,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdarg>
@@ -363,10 +364,27 @@ int parse_hb_flag(const char *a, hb_options *opt, Flags *f)
     return 0;
 }
 
+// Whether google-benchmark 1.7.1 reads the value v of a bool flag (or of its BENCHMARK_*
+// environment variable) as true (IsTruthyFlagValue): one character other than 0, f, F, n, N
+// that is a letter or a digit; else anything but "", false, no and off in any case.
+bool bm_truthy(const char *v)
+{
+    if (v[0] && !v[1])
+        return std::isalnum(static_cast<unsigned char>(v[0])) && !std::strchr("0fFnN", v[0]);
+    if (!v[0])
+        return true;
+    std::string low(v);
+    for (char &ch : low)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return low != "false" && low != "no" && low != "off";
+}
+
 // Takes the --hb_* flags out of argv into *opt and *f; the rest goes to *rest for
 // google-benchmark. Returns 0 or 2 (a usage error, already reported).
 int parse_flags(int argc, char **argv, hb_options *opt, Flags *f, std::vector<char *> *rest)
 {
+    const char *env = std::getenv("BENCHMARK_LIST_TESTS"); // google-benchmark's default
+    f->list_only = env && bm_truthy(env);
     rest->push_back(argv[0]);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -378,9 +396,10 @@ int parse_flags(int argc, char **argv, hb_options *opt, Flags *f, std::vector<ch
         if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h"))
             f->help = true;
         const char *v = flag_value(a, "--benchmark_list_tests");
-        if (!std::strcmp(a, "--benchmark_list_tests") || (v && std::strcmp(v, "false") &&
-                                                          std::strcmp(v, "0")))
+        if (!std::strcmp(a, "--benchmark_list_tests"))
             f->list_only = true;
+        else if (v) // the last one wins, as in google-benchmark
+            f->list_only = bm_truthy(v);
         rest->push_back(argv[i]);
     }
     return 0;

@@ -14,7 +14,9 @@ prints the expected duration of each part, then runs the parts in order, streami
   peers       scripts/peers.py --build BUILD, when `scripts/peers.py --check` finds the runtimes;
               else skipped, with the reason and the install command (scripts/deps.sh --peers)
   report      scripts/report.py --out results --status results/bench-status.json, given the
-              JSON files this run wrote (without --status if report.py does not know it)
+              JSON files this run wrote (without --status if report.py does not know it); a
+              part this run ran without output is reported missing, never taken from an
+              earlier run's file
 
 Expected durations. A part's expected seconds on this machine = its seconds in the reference
 record (results/reference/bench-status.json; bench-status-quick.json for the quick profile)
@@ -33,6 +35,7 @@ part, so a run that dies midway leaves a truthful record:
    "finished": ISO-8601 UTC or null, "git_revision", "host",
    "calibration": {"schema": "hotbench-calibration/1", "first_touch_gbps", "warm_copy_gbps",
                    "seconds"} or null,
+   "hotbench_args": [the arguments after --: a filtered run's durations estimate nothing],
    "parts": [{"name", "status": "ok"|"failed"|"skipped", "exit_code": int|null,
               "error": str|null, "seconds": float|null, "expected_seconds": float|null,
               "output": path of the file it wrote or null, "command": [argv]}]}
@@ -46,6 +49,7 @@ import argparse
 import collections
 import datetime
 import json
+import math
 import os
 import shlex
 import signal
@@ -131,9 +135,13 @@ def parse_args(argv):
     if unknown or not parts:
         ap.error("--parts: unknown part(s) %s (parts: %s)" % (",".join(unknown), ",".join(PARTS)))
     a.parts = [p for p in PARTS if p in parts]
-    if a.progress_every <= 0:
-        ap.error("--progress-every must be positive")
+    if not 0 < a.progress_every < math.inf:  # nan and inf would mean no progress line at all
+        ap.error("--progress-every must be a positive number of seconds")
     a.hotbench_args = extra
+    # hotbench takes the last --hb_profile: the profile recorded and estimated is the one it runs
+    for arg in extra:
+        if arg.startswith("--hb_profile=") and arg.split("=", 1)[1] in PROFILE_PARTS:
+            a.profile = arg.split("=", 1)[1]
     a.build = os.path.abspath(a.build)
     if a.build.startswith(TOP + os.sep):  # shown, and recorded, relative to the top
         a.build = os.path.relpath(a.build, TOP)
@@ -159,7 +167,7 @@ def calibrate(hotbench, timeout=300):
         cal = json.loads(out.stdout)
         bad = ([] if cal.get("schema") == CALIBRATION_SCHEMA else ["schema"]) + [
             k for k in ("first_touch_gbps", "warm_copy_gbps", "seconds")
-            if not isinstance(cal.get(k), (int, float)) or cal[k] < 0]
+            if not seconds_or_rate(cal.get(k))]
         if bad or cal["first_touch_gbps"] <= 0:
             raise ValueError("bad " + ", ".join(bad or ["first_touch_gbps"]))
     except (ValueError, AttributeError) as e:
@@ -167,6 +175,12 @@ def calibrate(hotbench, timeout=300):
             " ".join(cmd), e)
     return cal, "calibration: first touch %.3g GB/s, warm copy %.3g GB/s (%.1f s)" % (
         cal["first_touch_gbps"], cal["warm_copy_gbps"], cal["seconds"])
+
+
+def seconds_or_rate(v):
+    """True for a JSON number usable as seconds or GB/s: finite and >= 0 (json reads NaN and
+    Infinity, which would make every printed duration fail)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
 
 
 def expected_durations(parts, reference, profile, cal):
@@ -180,7 +194,7 @@ def expected_durations(parts, reference, profile, cal):
             ref = json.load(f)
         ref_ft = (ref.get("calibration") or {}).get("first_touch_gbps")
         ref_parts = {p["name"]: p for p in ref["parts"]}
-        if not isinstance(ref_ft, (int, float)) or ref_ft <= 0:
+        if not seconds_or_rate(ref_ft) or ref_ft <= 0:
             ref_ft = None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         return unknown, "expected duration: unknown (unreadable reference record %s: %s)" % (
@@ -188,6 +202,9 @@ def expected_durations(parts, reference, profile, cal):
     if ref.get("profile") != profile:
         return unknown, "expected duration: unknown (the reference record %s is of profile %s)" % (
             rel, ref.get("profile"))
+    if ref.get("hotbench_args"):
+        return unknown, ("expected duration: unknown (the reference record %s is of a partial run, "
+                         "hotbench arguments %s)" % (rel, ref.get("hotbench_args")))
     if ref_ft and cal:
         scale = ref_ft / cal["first_touch_gbps"]
         model = ("expected duration = the reference run's seconds (%s, first touch %.3g GB/s) "
@@ -202,7 +219,7 @@ def expected_durations(parts, reference, profile, cal):
     out = {}
     for p in parts:
         r = ref_parts.get(p)
-        ok = r and r.get("status") == "ok" and isinstance(r.get("seconds"), (int, float))
+        ok = r and r.get("status") == "ok" and seconds_or_rate(r.get("seconds"))
         out[p] = r["seconds"] * scale if ok else None
     return out, model
 
@@ -309,6 +326,13 @@ def machine_context(cal):
     return ",".join("%s=%s" % (k, clean(v)) for k, v in ctx)
 
 
+def absent(part):
+    """A path that holds no file, for report.py's option of a part this run attempted without
+    output (failed or skipped): the report then says the part is missing instead of reading
+    the file an earlier run left behind (results/latest.json and the like)."""
+    return os.path.join(RESULTS, "runs", "none: %s wrote nothing in this run" % part)
+
+
 def run_files():
     folder = os.path.join(TOP, RESULTS, "runs")
     return set(os.listdir(folder)) if os.path.isdir(folder) else set()
@@ -332,7 +356,7 @@ class Bench:
         self.interrupted = False
         self.doc = {"schema": STATUS_SCHEMA, "profile": a.profile, "started": utc_now(),
                     "finished": None, "git_revision": self.rev, "host": socket.gethostname(),
-                    "calibration": None, "parts": []}
+                    "calibration": None, "hotbench_args": a.hotbench_args, "parts": []}
 
     def write_status(self):
         write_json_atomic(os.path.join(TOP, STATUS), self.doc)
@@ -410,6 +434,8 @@ class Bench:
             output = final
             if rc == 0 and not self.interrupted:
                 link = os.path.join(RESULTS, "latest.json")
+                if os.path.lexists(link + ".tmp"):  # left by a run killed right here
+                    os.remove(link + ".tmp")
                 os.symlink(os.path.join("runs", os.path.basename(final)), link + ".tmp")
                 os.replace(link + ".tmp", link)
                 log("in-process: results in %s (results/latest.json points to it)" % final)
@@ -454,17 +480,18 @@ class Bench:
 
     def report(self):
         """report.py on the JSON files this run wrote, with the status record (without --status
-        if report.py predates it). The e2e and peers results of an earlier run are not mixed in
-        (an empty path: that section says how to measure it); without a run JSON of its own the
-        report takes the latest run."""
+        if report.py predates it). A part this run attempted without output, and the e2e and
+        peers parts when this run left them out, get a path that holds no file: the report says
+        they are missing instead of showing an earlier run's; without an in-process part of its
+        own the report takes the latest run."""
         flags = {"in-process": "--run", "e2e": "--e2e", "peers": "--peers"}
         cmd = [PYTHON, os.path.join("scripts", "report.py"), "--out", RESULTS]
-        outputs = self.outputs()
+        done = {p["name"]: p for p in self.doc["parts"]}
         for part, flag in flags.items():
-            if part in outputs:
-                cmd += [flag, outputs[part]]
-            elif part != "in-process":  # never an older run's e2e or peers beside this run's
-                cmd += [flag, ""]
+            if part in done:
+                cmd += [flag, done[part]["output"] or absent(part)]
+            elif part != "in-process":
+                cmd += [flag, absent(part)]
         started = time.time()
         rc, tail, secs = self.run("report", cmd + ["--status", STATUS])
         if rc == 2 and any("--status" in line for line in tail) and not self.interrupted:
@@ -508,6 +535,11 @@ def main(argv):
             b.interrupted = True
             if name not in {p["name"] for p in b.doc["parts"]}:
                 b.record(name, [], None, [], None, None, status="failed")
+        except Exception as e:  # bench.py's own failure (a file it cannot write): this part only
+            log("%s: internal error: %s: %s" % (name, type(e).__name__, e))
+            if name not in {p["name"] for p in b.doc["parts"]}:
+                b.record(name, [], None, [], None, None, status="failed",
+                         error="scripts/bench.py failed: %s: %s" % (type(e).__name__, e))
     b.doc["finished"] = utc_now()
     b.write_status()
     failed = [p["name"] for p in b.doc["parts"] if p["status"] == "failed"]

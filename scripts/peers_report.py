@@ -376,6 +376,28 @@ def _tags_chart(runs, peers, tags, c, outdir, link_prefix):
     return _save(plt, fig, outdir, 'peers-volumes-tags', link_prefix)
 
 
+PEER_CASES = {'bufgrow': 'Buffer growth (Apache httpcore 4.4 and the JDK)',
+              'rfc3339': 'Timestamps (java.time)',
+              'volumes': 'XML (the AWS SDK for Ruby\'s engines and botocore\'s ElementTree)'}
+
+
+def _skipped(p):
+    """One sentence per case peers.py skipped for a missing runtime ("skipped_cases": {case:
+    {"missing": [package, ...], "install": command}}): the packages and how to measure it."""
+    sk = p.get('skipped_cases')
+    if not isinstance(sk, dict):
+        return []
+    md = []
+    for case, why in sorted(sk.items()):
+        why = why if isinstance(why, dict) else {}
+        miss = why.get('missing')
+        miss = ' '.join(map(str, miss)) if isinstance(miss, list) else str(miss or '?')
+        md += ['**Skipped: %s**: this machine lacks %s; install it with `%s` (as root), then run '
+               '`make bench-peers`.' % (PEER_CASES.get(case, case), miss,
+                                        why.get('install') or 'scripts/deps.sh --peers'), '']
+    return md
+
+
 def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
     """Markdown for the report; charts written into outdir (see the module docstring)."""
     if not peers_json_path or not os.path.exists(peers_json_path):
@@ -405,6 +427,7 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
         md += _rfc3339(p['rfc3339'], c, outdir, link_prefix)
     if 'volumes' in p:
         md += _volumes(p['volumes'], c, outdir, link_prefix)
+    md += _skipped(p)
     hf = p.get('hyperfine', [])
     if hf:
         md += ['### Whole-process times (hyperfine)', '',

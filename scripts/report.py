@@ -361,16 +361,40 @@ def load_status(path):
         return None, ("`%s` is not a bench status (schema %r, not %s): the run's parts are not "
                       "listed." % (path, st.get("schema") if isinstance(st, dict) else None,
                                    STATUS_SCHEMA))
+    bad = _status_problem(st)
+    if bad:
+        return None, "`%s` is malformed (%s): the run's parts are not listed." % (path, bad)
     return st, None
+
+
+def _status_problem(st):
+    """What in the bench status st (a dict of the right schema) has the wrong type, or None:
+    "parts" a list of objects, each with "command" a list of strings or null and "output" a
+    string or null; "calibration" an object or null."""
+    parts = st.get("parts")
+    if parts is not None and not isinstance(parts, list):
+        return "\"parts\" is not a list"
+    for i, p in enumerate(parts or []):
+        if not isinstance(p, dict):
+            return "parts[%d] is not an object" % i
+        cmd, out = p.get("command"), p.get("output")
+        if cmd is not None and not (isinstance(cmd, list) and
+                                    all(isinstance(c, str) for c in cmd)):
+            return "parts[%d].command is not a list of strings" % i
+        if out is not None and not isinstance(out, str):
+            return "parts[%d].output is not a string" % i
+    if st.get("calibration") is not None and not isinstance(st["calibration"], dict):
+        return "\"calibration\" is not an object"
+    return None
 
 
 def status_section(st, path):
     """The parts of `make bench` (bench-status.json): status and duration of each, and for a
     failed or skipped part its error and the command that re-runs it."""
     md = ["## The run's parts", "",
-          "From `%s`: `make bench`, %s profile, %s to %s, git %s on %s." % (
+          "From `%s`: `make bench`, %s profile, %s, git %s on %s." % (
               os.path.relpath(os.path.realpath(path)), st.get("profile", "?"),
-              st.get("started", "?"), st.get("finished", "?"), st.get("git_revision", "?"),
+              _span(st.get("started"), st.get("finished")), st.get("git_revision", "?"),
               st.get("host", "?")), "",
           "| part | status | took | expected | output |", "|---|---|---|---|---|"]
     notes = []
@@ -380,14 +404,30 @@ def status_section(st, path):
             name, "**%s**" % state if state != "ok" else state, _secs(p.get("seconds")),
             _secs(p.get("expected_seconds")), "`%s`" % p["output"] if p.get("output") else "-"))
         if state != "ok":
-            cmd = p.get("command")
             notes.append("- `%s` %s%s: %s. Re-run it with `%s`." % (
                 name, state, " (exit %s)" % p["exit_code"] if p.get("exit_code") is not None
-                else "", p.get("error") or "no error recorded",
-                shlex.join(cmd) if cmd else "make bench"))
+                else "", p.get("error") or "no error recorded", _rerun(st, p)))
     if notes:
         md += ["", "The report below is written from the parts that succeeded.", ""] + notes
     return md + [""]
+
+
+def _rerun(st, part):
+    """The command that measures part again and records it: its own command, except for the
+    in-process suite, whose command wrote to bench.py's temporary file (bench.py records it)."""
+    cmd = part.get("command")
+    if part.get("name") == "in-process":
+        return "scripts/bench.py --profile %s --parts in-process,report" % (
+            st.get("profile") if st.get("profile") in ("full", "quick") else "full")
+    return shlex.join(cmd) if cmd else "make bench"
+
+
+def _span(started, finished):
+    """When the bench ran: "A to B", or "started A" while it still runs (finished is null when
+    the report is its own last part)."""
+    if not finished:
+        return "started %s (still running: this report is its last part)" % (started or "?")
+    return "%s to %s" % (started or "?", finished)
 
 
 def _secs(v):
@@ -450,6 +490,11 @@ def parse_args(argv=None):
     ap.add_argument("--dpi", type=int, default=None,
                     help="PNG resolution in dots per inch (default: each chart's own)")
     a = ap.parse_args(argv)
+    bad = sorted(set(f for f in a.chart_formats.split(",") if f) - {"png", "svg", "none"})
+    if bad:
+        ap.error("--chart-formats: %s unknown (png, svg or none)" % ",".join(bad))
+    if a.dpi is not None and a.dpi <= 0:
+        ap.error("--dpi must be a positive number of dots per inch")
     if a.status is None and _status_of(a.run, "results/bench-status.json"):
         a.status = "results/bench-status.json"
     a.run = a.run or "results/latest.json"
@@ -490,7 +535,7 @@ def load_run(path, status):
 
 def main(argv=None):
     a = parse_args(argv)
-    plots.configure(a.chart_formats.split(","), a.dpi)
+    plots.configure([f for f in a.chart_formats.split(",") if f] or ["none"], a.dpi)
     status, status_note = load_status(a.status)
     run = load_run(a.run, status)
     charts = os.path.join(a.out, "charts")

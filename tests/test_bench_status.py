@@ -125,6 +125,9 @@ def test_help_creates_nothing(top):
         assert rc == 0 and "usage:" in out, (script, rc, out, err)
     rc, out, err = bench(top, ["--parts", "nonsense"])
     assert rc == 2 and "unknown part" in err, (rc, err)
+    for every in ("0", "-1", "nan", "inf"):
+        rc, out, err = bench(top, ["--progress-every", every])
+        assert rc == 2 and "--progress-every must be" in err, (every, rc, err)
     assert listing(top) == before, set(listing(top)) ^ set(before)
 
 
@@ -170,7 +173,8 @@ def test_failed_verification_keeps_its_json(top):
     assert p["report"]["status"] == "ok" and ip["output"] in p["report"]["command"], p
     argv = json.load(open(os.path.join(top, "results", "REPORT.md")))
     # a quick run's report never shows an older run's e2e or peers results
-    assert argv[argv.index("--e2e") + 1] == "" and argv[argv.index("--peers") + 1] == "", argv
+    assert not os.path.exists(os.path.join(top, argv[argv.index("--e2e") + 1])), argv
+    assert not os.path.exists(os.path.join(top, argv[argv.index("--peers") + 1])), argv
 
 
 def test_progress_and_estimate(top):
@@ -260,6 +264,74 @@ def test_interrupt_records_what_ran(top):
     except ProcessLookupError:
         alive = False
     assert not alive, "fake hotbench %d still running" % pid
+
+
+def test_reference_not_finite(top):
+    """NaN and Infinity (which json reads) in the reference record: no estimate, no traceback."""
+    os.makedirs(os.path.join(top, "results", "reference"))
+    for ft, secs in (("NaN", "1"), ("Infinity", "1"), ("1", "Infinity"), ("1", "NaN"),
+                     ("1", "-5"), ("1", "true")):
+        with open(os.path.join(top, "results", "reference", "bench-status-quick.json"), "w") as f:
+            f.write('{"profile": "quick", "calibration": {"first_touch_gbps": %s}, "parts": '
+                    '[{"name": "in-process", "status": "ok", "seconds": %s}]}' % (ft, secs))
+        rc, out, err = bench(top, ["--profile", "quick"])
+        assert rc == 0 and "Traceback" not in err, (ft, secs, rc, err)
+        p = parts(status(top))
+        want = None if secs not in ("1",) else 1.0
+        assert p["in-process"]["expected_seconds"] == want, (ft, secs, p)
+
+
+def test_failed_part_not_reported_from_an_earlier_run(top):
+    """A part of this run that wrote nothing is missing from the report, not read from the file
+    an earlier run left (results/latest.json)."""
+    rc, out, err = bench(top, ["--profile", "quick"])
+    assert rc == 0 and os.path.lexists(os.path.join(top, "results", "latest.json")), (rc, err)
+    rc, out, err = bench(top, ["--parts", "in-process,peers,report", "--build", "nowhere"],
+                         {"FAKE_PEERS_CHECK": "3"})
+    assert rc == 1, (rc, err)
+    p = parts(status(top))
+    assert p["in-process"]["status"] == "failed" and p["peers"]["status"] == "skipped", p
+    argv = json.load(open(os.path.join(top, "results", "REPORT.md")))
+    # --e2e: not in this run, and never an earlier run's e2e beside this run's parts
+    for flag in ("--run", "--peers", "--e2e"):
+        assert flag in argv and not os.path.exists(os.path.join(top, argv[argv.index(flag) + 1])), \
+            (flag, argv)
+
+
+def test_own_failure_keeps_the_others(top):
+    """A results/latest.json.tmp left by a run killed while it moved the link, then a part that
+    bench.py itself cannot complete: recorded as failed, the other parts still run."""
+    os.makedirs(os.path.join(top, "results"))
+    open(os.path.join(top, "results", "latest.json.tmp"), "w").close()
+    rc, out, err = bench(top, ["--profile", "quick"])
+    assert rc == 0 and "Traceback" not in err, (rc, err)
+    assert os.path.realpath(os.path.join(top, "results", "latest.json")) == os.path.realpath(
+        os.path.join(top, parts(status(top))["in-process"]["output"]))
+    os.rename(os.path.join(top, "results", "runs"), os.path.join(top, "results", "old-runs"))
+    open(os.path.join(top, "results", "runs"), "w").close()  # a file: no run JSON can go there
+    rc, out, err = bench(top, ["--profile", "quick"])
+    doc = status(top)
+    p = parts(doc)
+    assert rc == 1 and "Traceback" not in err and doc["finished"], (rc, err)
+    assert p["in-process"]["status"] == "failed" and "bench.py failed" in \
+        p["in-process"]["error"] and p["report"]["status"] == "ok", p
+
+
+def test_partial_run_is_no_reference(top):
+    """A run with hotbench arguments (a filter, another profile) records them and its profile as
+    hotbench runs it; as a reference record its durations estimate nothing."""
+    rc, out, err = bench(top, ["build/hotbench", "--hb_profile=quick", "--benchmark_filter=x"],
+                         script="bench.sh")
+    assert rc == 0, (rc, err)
+    doc = status(top)
+    assert doc["profile"] == "quick" and doc["hotbench_args"] == [
+        "--hb_profile=quick", "--benchmark_filter=x"], doc
+    os.makedirs(os.path.join(top, "results", "reference"))
+    shutil.copy(os.path.join(top, "results", "bench-status.json"),
+                os.path.join(top, "results", "reference", "bench-status-quick.json"))
+    rc, out, err = bench(top, ["--profile", "quick"])
+    assert rc == 0 and "is of a partial run" in err, (rc, err)
+    assert parts(status(top))["in-process"]["expected_seconds"] is None
 
 
 def test_old_bench_sh_interface(top):

@@ -224,6 +224,7 @@ run "$dec" dechunk --strategy exact --size-hint 1K "$tmp/k.chunked"
 expect_out_file "size hint 1K" "$tmp/k.raw"
 
 # --- quadratic strategies: marked in --help, a warning before a long decode --------------------
+printf '14\r\nabcdefghijklmnop\377\377\377\377\r\n0\r\n\r\n' >"$tmp/fake-isize.chunked"
 run "$dec" dechunk --help
 for s in httpcore additive httpcore-heap; do
     grep -qE "^  $s +QUADRATIC: " "$tmp/out" && ok || bad "--help does not mark $s quadratic"
@@ -243,6 +244,33 @@ additive|100M|1|additive predicted from a 100 MB size hint
 httpcore-heap|100M|0|httpcore doubles below 2^30: linear there
 doubling|100M|0|a linear strategy never warns
 additive||0|a 1000-byte body is quick
+ROWS
+# --gunzip without a size hint: the trailer's ISIZE only when the body is a gzip stream. The
+# real nginx body is small (no warning); a body whose last 4 bytes say 4 GiB but that does not
+# start with gzip's 1f 8b is no gzip stream: the decode says so, with no warning before it.
+while IFS='|' read -r file warns why; do
+    run "$dec" dechunk --gunzip --strategy additive "$file"
+    n=$(grep -c "warning: additive is quadratic" "$tmp/err")
+    [ "$n" = "$warns" ] && ok || bad "$why: $n warnings ('$(cat "$tmp/err")')"
+done <<ROWS
+$body|0|a small gzip body: its ISIZE predicts a quick decode
+$tmp/fake-isize.chunked|0|not a gzip stream: its last 4 bytes are no ISIZE
+ROWS
+# A pipe without --size-hint: the size is unknown, so the warning comes while decoding, once the
+# payload decoded so far predicts the time (90 KB read byte by byte: ~4e9 bytes copied).
+"$tools/hotbench-gen" chunked --size 90K -o "$tmp/90k.chunked" 2>/dev/null
+# file | strategy | options | warnings | what the one warning says | why
+while IFS='|' read -r file s args warns says why; do
+    # shellcheck disable=SC2086 # args are words
+    cat "$file" | "$dec" dechunk --strategy "$s" $args >/dev/null 2>"$tmp/err"
+    n=$(grep -c "warning: $s is quadratic: .*$says" "$tmp/err")
+    all=$(grep -c "warning:" "$tmp/err")
+    [ "$n" = "$warns" ] && [ "$all" = "$warns" ] && ok || bad "$why: $all warnings ('$(cat "$tmp/err")')"
+done <<ROWS
+$tmp/90k.chunked|additive|--read-size 1|1|decoded so far, the body's size unknown|a pipe: warned while decoding
+$tmp/90k.chunked|doubling|--read-size 1|0||a pipe, a linear strategy: no warning
+$tmp/k.chunked|additive||0||a pipe, a tiny body: no warning
+$tmp/90k.chunked|additive|--read-size 1 --size-hint 90000|1|the --size-hint|a pipe with --size-hint: warned once, before
 ROWS
 run "$dec" dechunk "$tmp/does-not-exist"
 expect_status "missing file" 1

@@ -94,6 +94,26 @@ for k in ("first_touch_gbps", "warm_copy_gbps", "seconds"):
 PY
 check "--hb_calibrate is silent on stderr" test ! -s "$work/cal.err"
 
+# The 32-bit cliff's announcement (full profile; its sizes refused by a tiny --hb_max_memory, so
+# nothing big runs) is made when the benchmarks run and only then, however google-benchmark is
+# told whether to list: --benchmark_list_tests=V as it reads V, the last one winning.
+# arguments | 1 when they run the benchmarks (the note printed), 0 when they only list
+while IFS='|' read -r args runs; do
+    # shellcheck disable=SC2086 # the arguments are words
+    run --hb_profile=full --hb_max_memory=1M --benchmark_filter='width:32/size:1072693248' $args
+    note=$(grep -c "bufgrow-cliff width:32" "$work/out")
+    check "cliff note with '$args': $runs (got $note)" test "$note" -eq "$runs"
+done <<'ROWS'
+|1
+--benchmark_list_tests|0
+--benchmark_list_tests=yes|0
+--benchmark_list_tests=false|1
+--benchmark_list_tests=off|1
+--benchmark_list_tests=NO|1
+--benchmark_list_tests=f|1
+--benchmark_list_tests --benchmark_list_tests=off|1
+ROWS
+
 # Bad values: exit 2 and a message naming the flag. flag=value | message fragment
 while IFS='|' read -r bad frag; do
     run "$bad"

@@ -18,4 +18,13 @@ for name in ("report.py", "plots.py", "hbfit.py", "peers_report.py", "e2e_report
         check(ok, "%s --help: exit %d, %s, creates %s" % (
             name, r.returncode, r.stdout[:40].splitlines()[0] if r.stdout else "no output",
             os.listdir(cwd) or "nothing"))
+# bad option values: a usage error (exit 2) naming the option, never a traceback
+for args, name in ((["--chart-formats", "jpg"], "--chart-formats"), (["--dpi", "-5"], "--dpi"),
+                   (["--dpi", "0"], "--dpi")):
+    with tempfile.TemporaryDirectory() as cwd:
+        r = subprocess.run(["/usr/bin/python3", "-B", os.path.join(SCRIPTS, "report.py")] + args,
+                           cwd=cwd, capture_output=True, text=True)
+        check(r.returncode == 2 and name in r.stderr and "Traceback" not in r.stderr
+              and not os.listdir(cwd), "report.py %s: exit %d, %s" % (
+                  " ".join(args), r.returncode, r.stderr.strip()[-120:]))
 done()

@@ -167,6 +167,21 @@ with tempfile.TemporaryDirectory() as tmp:
           "--status: parts listed, the failed and skipped ones with error and command " + err)
     check(text is not None and "first touch of fresh memory 0.23 GB/s" in text,
           "the calibration from the status shown in the environment")
+    failed_ip = copy.deepcopy(status)
+    failed_ip["parts"][0].update(status="failed", exit_code=1, output=None, command=[
+        "build/hotbench", "--benchmark_out=results/runs/.20261201T100000Z-abc.json.tmp"])
+    with open(spath, "w") as fh:
+        json.dump(failed_ip, fh)
+    text, err = render(tmp, "status-ip", base, "--status", spath)
+    check(text is not None and ".json.tmp" not in text and "Re-run it with `scripts/bench.py "
+          "--profile full --parts in-process,report`" in text,
+          "a failed in-process part: re-run through bench.py, not into its temporary file " + err)
+    status["finished"] = None  # as bench.py's report part sees it: the run is not over
+    with open(spath, "w") as fh:
+        json.dump(status, fh)
+    text, err = render(tmp, "status-running", base, "--status", spath)
+    check(text is not None and "to None" not in text and "started 2026-12-01T10:00:00Z (still "
+          "running" in text, "a status whose run is not finished: no 'to None' " + err)
     cal = copy.deepcopy(base)
     cal["context"].update(hb_calib_first_touch_gbps="0.41", hb_calib_warm_copy_gbps="8.2")
     text, err = render(tmp, "calib", cal)
@@ -192,5 +207,42 @@ with tempfile.TemporaryDirectory() as tmp:
     text, err = render(tmp, "no-run", None, "--status", spath)
     check(text is not None and "**Missing: the in-process run**" in text and
           "| e2e | **failed** |" in text, "no run JSON but a status: a report of the parts " + err)
+    # a peers run that skipped a case (a JDK without libhttpcore-java): the report names it
+    with open(os.path.join(HERE, "..", "results", "reference", "peers.json")) as fh:
+        peers = {k: v for k, v in json.load(fh).items() if k != "bufgrow"}
+    peers["skipped_cases"] = {"bufgrow": {"missing": ["libhttpcore-java"],
+                                          "install": "scripts/deps.sh --peers"}}
+    ppath = os.path.join(tmp, "peers-skipped-case.json")
+    with open(ppath, "w") as fh:
+        json.dump(peers, fh)
+    text, err = render(tmp, "peers-partial", base, "--peers", ppath)
+    check(text is not None and "**Skipped: Buffer growth" in text and "libhttpcore-java" in text
+          and "### Timestamps: java.time" in text,
+          "a peers run without the httpcore case: said skipped, naming the package " + (
+              err or (text or "")[text.find("## Peers"):][:600]))
+    # a malformed status of the right schema: the report says so, never a traceback
+    for why, bad in (("parts a string", {"parts": "abc"}), ("a part a number", {"parts": [1]}),
+                     ("parts an object", {"parts": {"a": 1}}),
+                     ("a command of numbers", {"parts": [{"name": "e2e", "status": "failed",
+                                                          "command": [1, 2]}]}),
+                     ("an output a number", {"parts": [{"name": "in-process", "output": 5}]}),
+                     ("calibration a list", {"calibration": [1], "parts": []})):
+        with open(spath, "w") as fh:
+            json.dump(dict(bad, schema="hotbench-bench-status/1"), fh)
+        text, err = render(tmp, "bad-status", base, "--status", spath)
+        check(text is not None and "is malformed" in text,
+              "a malformed status (%s): said, no traceback %s" % (why, err))
+        here = os.getcwd()
+        os.chdir(top)
+        try:
+            with open(os.path.join("results", "bench-status.json"), "w") as fh:
+                json.dump(dict(bad, schema="hotbench-bench-status/1"), fh)
+            err = ""
+            report.parse_args(["--run", "results/latest.json"])
+        except (Exception, SystemExit):
+            err = traceback.format_exc(limit=3)
+        finally:
+            os.chdir(here)
+        check(not err, "a malformed default status (%s): no traceback %s" % (why, err))
 
 done()

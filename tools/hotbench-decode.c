@@ -46,6 +46,8 @@
  * additive on a 10 MB body measured 0.13 GB/s of copies.) */
 #define WARN_BYTES_PER_S 1e9
 #define WARN_SECONDS 3.0 /* warn when the predicted time is at least this */
+/* payload bytes between two predictions on a body of unknown size (a pipe) */
+#define WATCH_STEP (16u << 10)
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -81,7 +83,8 @@ static void dechunk_usage(FILE *f)
     fprintf(f, "\n"
                "QUADRATIC: past a point, time grows with the square of the size (the registry's\n"
                "complexity); a warning on standard error when one is chosen for a body predicted\n"
-               "to take %.0f s or more.\n"
+               "to take %.0f s or more (for a pipe without --size-hint, once the payload decoded\n"
+               "so far predicts it).\n"
                "\n"
                "exit status: 0 decoded; 1 malformed input, an I/O error or out of memory; 2 a\n"
                "usage error. Malformed input gives one line on standard error:\n"
@@ -209,11 +212,12 @@ static void keep_tail(uint8_t tail[4], const uint8_t *p, size_t n)
 /* The ISIZE of the gzip stream carried by the chunked body in the regular file fd: its last
  * member's uncompressed size mod 2^32, a lower bound of the payload (RFC 1952 section 2.3.1).
  * Dechunks the file once with pread (the file offset is unchanged). Returns 0 and *out, or -1 if
- * the body is malformed, shorter than a gzip trailer, or memory is short (the decode that
- * follows reports the first two). */
+ * the body is malformed, shorter than a gzip trailer, does not start with gzip's magic bytes
+ * 1f 8b (its last 4 bytes are then no size), or memory is short (the decode that follows
+ * reports the first three). */
 static int gzip_isize(int fd, uint64_t *out)
 {
-    uint8_t *in = malloc(2 * PIECE), tail[4] = {0};
+    uint8_t *in = malloc(2 * PIECE), tail[4] = {0}, head[2] = {0};
     uint64_t total = 0;
     off_t off = 0;
     int rc = 0;
@@ -229,60 +233,76 @@ static int gzip_isize(int fd, uint64_t *out)
         for (size_t pos = 0, used = 1, made = 1; rc == 0 && pos < (size_t)n && (used || made);
              pos += used) {
             rc = hb_dechunk_run(&d, in + pos, (size_t)n - pos, &used, in + PIECE, PIECE, &made);
+            for (size_t i = 0; total + i < 2 && i < made; i++)
+                head[total + i] = in[PIECE + i];
             keep_tail(tail, in + PIECE, made);
             total += made;
         }
     }
     free(in);
-    if (rc != HB_DECHUNK_DONE || total < 8)
-        return -1;
+    if (rc != HB_DECHUNK_DONE || total < 18 || head[0] != 0x1f || head[1] != 0x8b)
+        return -1; /* 18: the smallest gzip member, a 10-byte header and an 8-byte trailer */
     *out = (uint64_t)tail[0] | (uint64_t)tail[1] << 8 | (uint64_t)tail[2] << 16 |
            (uint64_t)tail[3] << 24;
     return 0;
 }
 
-/* Before a quadratic strategy decodes: warns on stderr when its dry run (hb_sink_plan) on a
- * lower bound of the payload - the --size-hint; else the gzip trailer's ISIZE; else the size of
- * an identity body (its chunk framing is a fraction of a percent) - predicts WARN_SECONDS or
- * more at WARN_BYTES_PER_S. Says nothing for a pipe without --size-hint (size unknown). */
-static void dechunk_warn(int fd, const dechunk_opts *o)
+/* Warns on stderr when the dry run (hb_sink_plan) of o's strategy on a payload of n bytes
+ * predicts WARN_SECONDS or more at WARN_BYTES_PER_S; how says where n comes from, and so
+ * whether it is the body's size or a lower bound of it. Returns 1 if it warned, else 0. */
+static int warn_slow(const dechunk_opts *o, uint64_t n, const char *how)
 {
-    struct stat sb;
-    uint64_t n = o->size_hint;
-    const char *how = "the --size-hint";
     hb_sink_stats plan;
-    if (o->strategy->complexity != 2)
-        return;
-    if (!o->have_size_hint) {
-        if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-            return;
-        n = (uint64_t)sb.st_size;
-        how = "about the body's size";
-        if (o->gunzip && gzip_isize(fd, &n) != 0)
-            return;
-        if (o->gunzip)
-            how = "the gzip trailer's ISIZE, a lower bound";
-    }
     hb_sink_config cfg = {.size_hint = n, .read_size = o->read_size};
     if (hb_sink_plan(o->strategy, &cfg, n, &plan) != HB_OK)
-        return;
+        return 0;
     double work = (double)plan.bytes_appended + (double)plan.bytes_copied;
     if (work / WARN_BYTES_PER_S < WARN_SECONDS)
-        return;
+        return 0;
     fprintf(stderr,
             PROG ": dechunk: warning: %s is quadratic: predicted >= %.0f s for this body "
                  "(>= %.3g bytes copied at %.0f GB/s, for a payload of %" PRIu64
                  " bytes: %s); use --strategy doubling or block-list\n",
             o->strategy->name, work / WARN_BYTES_PER_S, (double)plan.bytes_copied,
             WARN_BYTES_PER_S / 1e9, n, how);
+    return 1;
 }
 
-/* Reads the input into the reader. Returns 0, or the exit status after printing the message;
- * a body larger than exact's --size-hint says that the hint is too small. */
-static int dechunk_read(int fd, const dechunk_opts *o, hb_body_reader *r, uint8_t *piece)
+/* Before a quadratic strategy decodes: warn_slow on a lower bound of the payload - the
+ * --size-hint; else the gzip trailer's ISIZE; else the size of an identity body (its chunk
+ * framing is a fraction of a percent). Returns 1 when the input's size is unknown (a pipe
+ * without --size-hint): dechunk_read then watches the bytes as they come; else 0. */
+static int dechunk_warn(int fd, const dechunk_opts *o)
+{
+    struct stat sb;
+    uint64_t n = o->size_hint;
+    const char *how = "the --size-hint";
+    if (o->strategy->complexity != 2)
+        return 0;
+    if (!o->have_size_hint) {
+        if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+            return 1;
+        n = (uint64_t)sb.st_size;
+        how = "about the body's size";
+        if (o->gunzip && gzip_isize(fd, &n) != 0)
+            return 0;
+        if (o->gunzip)
+            how = "the gzip trailer's ISIZE, a lower bound";
+    }
+    warn_slow(o, n, how);
+    return 0;
+}
+
+/* Reads the input into the reader r, which appends to sink. With watch (a quadratic strategy on
+ * a body of unknown size), warns once, as soon as the payload bytes decoded so far (sink->len, a
+ * lower bound of the payload) predict WARN_SECONDS (warn_slow, checked every WATCH_STEP bytes):
+ * late, but not silent. Returns 0, or the exit status after printing the message; a body larger
+ * than exact's --size-hint says that the hint is too small. */
+static int dechunk_read(int fd, const dechunk_opts *o, int watch, hb_body_reader *r,
+                        const hb_sink *sink, uint8_t *piece)
 {
     const char *name = o->file ? o->file : "standard input";
-    uint64_t off;
+    uint64_t off, next = watch ? WATCH_STEP : UINT64_MAX;
     int rc = HB_OK;
 
     for (;;) {
@@ -296,6 +316,10 @@ static int dechunk_read(int fd, const dechunk_opts *o, hb_body_reader *r, uint8_
         if (n == 0)
             break;
         rc = hb_body_reader_feed(r, piece, (size_t)n);
+        if (sink->len >= next)
+            next = warn_slow(o, sink->len, "decoded so far, the body's size unknown")
+                       ? UINT64_MAX
+                       : sink->len + WATCH_STEP;
         if (rc != HB_OK)
             break;
     }
@@ -334,7 +358,7 @@ static int cmd_dechunk(int argc, char **argv)
         }
     }
 
-    dechunk_warn(fd, &o);
+    int watch = dechunk_warn(fd, &o);
     hb_sink_config cfg = {.size_hint = o.size_hint, .read_size = o.read_size};
     memset(&sink, 0, sizeof(sink));
     memset(&reader, 0, sizeof(reader));
@@ -351,7 +375,7 @@ static int cmd_dechunk(int argc, char **argv)
         fprintf(stderr, PROG ": dechunk: %s\n", hb_err_str(rc != HB_OK ? rc : HB_ENOMEM));
         goto out;
     }
-    status = dechunk_read(fd, &o, &reader, piece);
+    status = dechunk_read(fd, &o, watch, &reader, &sink, piece);
     if (status != 0)
         goto out;
     status = EXIT_INPUT;
