@@ -607,12 +607,24 @@ static int register_cliff(bg_ctx *c, const char *strategy, int bits, const uint6
 #define MiB (UINT64_C(1) << 20)
 #define GiB (UINT64_C(1) << 30)
 
-/* One 32-bit cliff family: its strategy and sizes (just below 2^30, then past it). */
+/* One 32-bit cliff family: its strategy, its sizes (just below 2^30, then past it), and whether
+ * its additive steps reuse memory already touched (a JVM-like heap: priced as warm copies) or
+ * take fresh memory (priced as fresh growth steps). */
 typedef struct bg_cliff32 {
     const char *strategy;
     const uint64_t *sizes;
     size_t nsizes;
+    int warm_steps;
 } bg_cliff32;
+
+/* Whether --benchmark_filter selects size i of the cliff family fam. */
+static int cliff_selected(const bg_cliff32 *fam, size_t i)
+{
+    char name[128];
+    snprintf(name, sizeof name, "bufgrow-cliff/%s/width:32/size:%llu/real_time", fam->strategy,
+             (unsigned long long)fam->sizes[i]);
+    return hb_filter_selects(name);
+}
 
 /* Seconds one run of strategy s at size (32-bit width) is expected to take: bytes appended and
  * the doubling's copies up to 2^30 at fresh_s (s per byte of a fresh growth step), the additive
@@ -638,15 +650,13 @@ static double cliff_seconds(const bg_ctx *c, const hb_sink_strategy *s, uint64_t
  * instead (run() skips them with the memory message). */
 static void cliff_announce(bg_ctx *c, const bg_cliff32 *fam, size_t nfam)
 {
-    char name[128], steps[2][64] = {"", ""}, buf[32];
+    char steps[2][64] = {"", ""}, buf[32];
     double limit = c->opt.max_memory > 0 ? c->opt.max_memory : 0.9 * (double)mem_available();
     double fresh_s = 0, warm_gbps = 0, total = 0, peak = 0;
     int any = 0;
     for (size_t f = 0; f < nfam; f++)
         for (size_t i = 0; i < fam[f].nsizes; i++) {
-            snprintf(name, sizeof name, "bufgrow-cliff/%s/width:32/size:%llu/real_time",
-                     fam[f].strategy, (unsigned long long)fam[f].sizes[i]);
-            if (!hb_filter_selects(name))
+            if (!cliff_selected(&fam[f], i))
                 continue;
             hb_sink_config cfg = {.read_size = c->opt.read_size, .capacity_bits = 32};
             hb_sink_stats plan;
@@ -671,15 +681,12 @@ static void cliff_announce(bg_ctx *c, const bg_cliff32 *fam, size_t nfam)
     for (size_t f = 0; f < nfam && f < 2; f++)
         for (size_t i = 0; i < fam[f].nsizes; i++) {
             const hb_sink_strategy *s = hb_sink_find(fam[f].strategy);
-            int heap = strcmp(fam[f].strategy, "httpcore-heap") == 0;
+            double step_s = fam[f].warm_steps ? 1e-9 / warm_gbps : fresh_s;
             uint64_t n = 0;
-            snprintf(name, sizeof name, "bufgrow-cliff/%s/width:32/size:%llu/real_time",
-                     fam[f].strategy, (unsigned long long)fam[f].sizes[i]);
-            if (!s || !hb_filter_selects(name))
+            if (!s || !cliff_selected(&fam[f], i))
                 continue;
             total += (c->opt.repetitions + 1) *
-                     cliff_seconds(c, s, fam[f].sizes[i], fresh_s, heap ? 1e-9 / warm_gbps : fresh_s,
-                                   &n);
+                     cliff_seconds(c, s, fam[f].sizes[i], fresh_s, step_s, &n);
             if (n > 0)
                 snprintf(steps[f] + strlen(steps[f]), sizeof steps[f] - strlen(steps[f]), "%s%llu",
                          steps[f][0] ? "+" : "", (unsigned long long)n);
@@ -687,9 +694,10 @@ static void cliff_announce(bg_ctx *c, const bg_cliff32 *fam, size_t nfam)
     snprintf(c->cliff_note, sizeof c->cliff_note,
              "hotbench: bufgrow-cliff width:32: %s additive steps for %s, %s for %s, %d "
              "repetitions (+1 verification run): expected ~%.0f s (priced at %.2f GB/s per fresh "
-             "1 GiB growth step and %.2f GB/s of warm copy for httpcore-heap, measured now)\n",
+             "1 GiB growth step and %.2f GB/s of warm copy for %s, measured now)\n",
              steps[0][0] ? steps[0] : "0", fam[0].strategy, steps[1][0] ? steps[1] : "0",
-             fam[1].strategy, c->opt.repetitions, total, 1e-9 / fresh_s, warm_gbps);
+             fam[1].strategy, c->opt.repetitions, total, 1e-9 / fresh_s, warm_gbps,
+             fam[1].warm_steps ? fam[1].strategy : fam[0].strategy);
     fputs(c->cliff_note, stderr);
     snprintf(buf, sizeof buf, "%.0f", total);
     hb_add_context("bufgrow_cliff_expected_s", buf);
@@ -743,8 +751,8 @@ int hb_bufgrow_register(const hb_options *opt)
                                     sizeof cliff_full / sizeof *cliff_full);
     /* both httpcore models across the real threshold: fresh memory and a JVM-like heap */
     const bg_cliff32 cliff32[] = {
-        {"httpcore", cliff32_full, sizeof cliff32_full / sizeof *cliff32_full},
-        {"httpcore-heap", cliff32_heap, sizeof cliff32_heap / sizeof *cliff32_heap},
+        {"httpcore", cliff32_full, sizeof cliff32_full / sizeof *cliff32_full, 0},
+        {"httpcore-heap", cliff32_heap, sizeof cliff32_heap / sizeof *cliff32_heap, 1},
     };
     for (size_t i = 0; rc == HB_OK && full && i < 2; i++)
         rc = register_cliff(c, cliff32[i].strategy, 32, cliff32[i].sizes, cliff32[i].nsizes);
