@@ -1106,8 +1106,8 @@ static void test_allocation_counts(void **state)
 }
 
 /* Verification's heap (hb_volumes_set_poisoned_heap under M_PERTURB) moves grown blocks instead of
- * realloc'ing them: every strategy must decode the same volumes and, where its counts repeat from
- * run to run, count the same allocations and peak bytes as with the ordinary heap (the counts the
+ * realloc'ing them: every strategy must decode the same volumes and, except libxml2's (whose
+ * counts vary from run to run), count the same allocations and peak bytes as with the ordinary heap (the counts the
  * benchmark reports come from the verification run). */
 static void test_poisoned_heap(void **state)
 {
@@ -1121,12 +1121,9 @@ static void test_poisoned_heap(void **state)
         hb_volumes plain, poisoned;
         hb_vol_error err;
         assert_int_equal(hb_volumes_decode(s, doc, len, 0, &plain, &err), HB_OK);
-        hb_vol_mem_stats first = plain.mem;
-        hb_volumes_free(&plain);
-        assert_int_equal(hb_volumes_decode(s, doc, len, 0, &plain, &err), HB_OK);
-        /* libxml2 seeds its dictionary's hash at random: its counts vary from run to run */
-        int counts_repeat = first.allocations == plain.mem.allocations &&
-                            first.peak_bytes == plain.mem.peak_bytes;
+        /* libxml2 seeds its dictionary's hash at random, so its allocation counts vary by a few
+         * from run to run: for it only the answer is compared */
+        int compare_counts = strncmp(s->name, "libxml2", 7) != 0;
         mallopt(M_PERTURB, 0x5a);
         hb_volumes_set_poisoned_heap(1);
         int rc = hb_volumes_decode(s, doc, len, 0, &poisoned, &err);
@@ -1137,7 +1134,7 @@ static void test_poisoned_heap(void **state)
                                                                    sizeof msg) != 0)
             fail_msg("%s: the poisoned heap changed the answer: %s", s->name, msg);
         if (poisoned.count != plain.count ||
-            (counts_repeat && (poisoned.mem.allocations != plain.mem.allocations ||
+            (compare_counts && (poisoned.mem.allocations != plain.mem.allocations ||
                                poisoned.mem.peak_bytes != plain.mem.peak_bytes)))
             fail_msg("%s: count %llu/%llu, allocations %llu/%llu, peak %llu/%llu (poisoned/plain)",
                      s->name, (unsigned long long)poisoned.count, (unsigned long long)plain.count,
