@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hb_case.h"
 #include "hb_err.h"
 
 #ifdef __cplusplus
@@ -54,6 +55,7 @@ typedef int (*hb_case_register_fn)(const hb_options *opt);
 typedef struct hb_case {
     const char *name;
     hb_case_register_fn register_fn;
+    const hb_case_desc *desc; /* the case's description (hb_case.h): the manifest */
 } hb_case;
 
 enum hb_big_o { HB_O_NONE, HB_O_1, HB_O_N, HB_O_N2, HB_O_N3, HB_O_LOGN, HB_O_NLOGN, HB_O_AUTO };

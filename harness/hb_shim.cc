@@ -7,6 +7,7 @@
 
 #include "hb.h"
 #include "hb_calibrate.h"
+#include "hb_manifest.h"
 #include "hb_size.h"
 
 #include <benchmark/benchmark.h>
@@ -317,6 +318,7 @@ int parse_bytes(const char *flag, const char *v, uint64_t lo, uint64_t hi, uint6
 struct Flags {
     bool help = false;
     bool calibrate = false;
+    bool manifest = false;
     bool list_only = false; // --benchmark_list_tests: nothing will run
 };
 
@@ -353,6 +355,8 @@ int parse_hb_flag(const char *a, hb_options *opt, Flags *f)
             return 2;
         }
         opt->repetitions = static_cast<int>(r);
+    } else if (!std::strcmp(a, "--hb_manifest")) {
+        f->manifest = true;
     } else if (!std::strcmp(a, "--hb_calibrate")) {
         f->calibrate = true;
     } else if (std::strncmp(a, "--hb_", 5) == 0) {
@@ -463,8 +467,58 @@ void hb_print_help(void *f)
                  "                                 print one JSON object and exit; runs nothing:\n"
                  "                                 {\"schema\": \"hotbench-calibration/1\",\n"
                  "                                  \"first_touch_gbps\": F, \"warm_copy_gbps\": F,\n"
-                 "                                  \"seconds\": F}\n");
+                 "                                  \"seconds\": F}\n"
+                 "  --hb_manifest                  print the cases' descriptions as one JSON\n"
+                 "                                 object (schema hotbench-manifest/1,\n"
+                 "                                 docs/manifest.md) and exit; runs nothing.\n"
+                 "                                 Every run's JSON context carries the same\n"
+                 "                                 under \"hb_manifest\"\n");
 }
+
+namespace {
+
+// --hb_manifest: the manifest on stdout. 0, or 1 when stdout failed.
+int print_manifest(const hb_case *cases, size_t ncases)
+{
+    if (hb_manifest_write(stdout, cases, ncases) != 0 || std::fputc('\n', stdout) == EOF ||
+        std::fflush(stdout) != 0) {
+        std::fprintf(stderr, "hotbench: --hb_manifest: cannot write: %s\n", std::strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+// Calls every case's register_fn, then checks that each registered family is described by its
+// case (hb_case.h): a family the manifest does not list would be run but never reported or
+// gated. Records the manifest in the run's context. 0, or 1 after a message.
+int register_cases(const hb_options &opt, const hb_case *cases, size_t ncases)
+{
+    for (size_t i = 0; i < ncases; i++) {
+        int rc = cases[i].register_fn(&opt);
+        if (rc != HB_OK) {
+            std::fprintf(stderr, "hotbench: case %s could not register: %s\n", cases[i].name,
+                         hb_err_str(rc));
+            return 1;
+        }
+    }
+    char why[256];
+    for (const auto &kv : family_names()) {
+        if (!hb_manifest_describes(cases, ncases, kv.second.c_str(), why, sizeof why)) {
+            std::fprintf(stderr, "hotbench: %s: %s\n", kv.second.c_str(), why);
+            return 1;
+        }
+    }
+    char *json = hb_manifest_json(cases, ncases);
+    if (!json) {
+        std::fprintf(stderr, "hotbench: out of memory for the manifest\n");
+        return 1;
+    }
+    hb_add_context("hb_manifest", json);
+    std::free(json);
+    return 0;
+}
+
+} // namespace
 
 int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
 {
@@ -484,6 +538,8 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     bool help = flags.help;
     if (flags.calibrate && !help)
         return calibrate();
+    if (flags.manifest && !help)
+        return print_manifest(cases, ncases);
     if (opt.repetitions < 0)
         opt.repetitions = std::strcmp(opt.profile, "smoke") == 0 ? 1 : 3;
     if (help) {
@@ -538,14 +594,8 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     hb_add_context("hb_read_size", std::to_string(opt.read_size).c_str());
     hb_add_context("hb_repetitions", std::to_string(opt.repetitions).c_str());
 
-    for (size_t i = 0; i < ncases; i++) {
-        int rc = cases[i].register_fn(&opt);
-        if (rc != HB_OK) {
-            std::fprintf(stderr, "hotbench: case %s could not register: %s\n", cases[i].name,
-                         hb_err_str(rc));
-            return 1;
-        }
-    }
+    if (register_cases(opt, cases, ncases) != 0)
+        return 1;
 
     Reporter display(benchmark::CreateDefaultDisplayReporter());
     std::unique_ptr<benchmark::BenchmarkReporter> file_inner;

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <zlib.h>
 
-#define HB_CASE(name) int hb_##name##_register(const hb_options *opt);
+#define HB_CASE(name)                                                                          \
+    int hb_##name##_register(const hb_options *opt);                                           \
+    extern const hb_case_desc hb_##name##_case;
 #include "cases.def"
 #undef HB_CASE
 
 static const hb_case cases[] = {
-#define HB_CASE(name) {#name, hb_##name##_register},
+#define HB_CASE(name) {#name, hb_##name##_register, &hb_##name##_case},
 #include "cases.def"
 #undef HB_CASE
 };

@@ -1,0 +1,86 @@
+/* case.c - the buffer-growth case describes itself (harness/hb_case.h): its groups, strategies,
+ * views, the CI gate's selection, the whole-process runs and the peers. Data only. */
+#include "hb_case.h"
+
+/* clang-format off */
+#define S(name, k) {name, HB_ROLE_STRATEGY, k, HB_MODEL_POWER}
+#define CEILING(name) {name, HB_ROLE_CEILING, 1, HB_MODEL_POWER}
+#define PIECEWISE(name) {name, HB_ROLE_STRATEGY, 2, HB_MODEL_PIECEWISE_32}
+/* The growth strategies of bufgrow.c's registry, in its order; k of O(n^k) is the bytes copied
+ * per body (httpcore, additive: quadratic past 2^30 or from the start). */
+#define SINKS \
+    S("exact", 1), PIECEWISE("httpcore"), S("additive", 2), S("doubling", 1), \
+    S("growth-1.5", 1), S("realloc-doubling", 1), S("sds", 1), S("block-list", 1), \
+    S("mmap-reserve", 1), S("mmap-reserve-huge", 1), PIECEWISE("httpcore-heap")
+
+static const hb_strategy_desc body[] = {CEILING("memcpy"), SINKS, {NULL, 0, 0, 0}};
+static const hb_strategy_desc gzip_body[] = {CEILING("inflate"), SINKS, {NULL, 0, 0, 0}};
+static const hb_strategy_desc cliff[] = {PIECEWISE("httpcore"), PIECEWISE("httpcore-heap"),
+                                         {NULL, 0, 0, 0}};
+
+static const hb_arg read4k[] = {{"read", 4096}, {NULL, 0}};
+static const hb_arg width32[] = {{"width", 32}, {NULL, 0}};
+static const char *const body_charts[] = {"table", "scaling", "extrapolation", "copied", NULL};
+static const char *const gzip_charts[] = {"table", "scaling", "extrapolation", NULL};
+static const char *const cliff_charts[] = {"cliff", NULL};
+
+static const hb_view_desc body_views[] = {
+    {"bufgrow", "Identity chunked body into one array", "size", "payload size N (bytes)", "B",
+     read4k, 1.7e9, "1.7 GB", 1, "time per byte (ns/B)", 1e9, "2x-llc", body_charts},
+    {NULL},
+};
+static const hb_view_desc gzip_views[] = {
+    {"bufgrow-gzip", "gzip chunked body into one array", "size", "decoded payload size N (bytes)",
+     "B", read4k, 1.7e9, "1.7 GB", 1, "time per decoded byte (ns/B)", 1e9, "2x-llc", gzip_charts},
+    {NULL},
+};
+static const hb_view_desc cliff_views[] = {
+    {"bufgrow-cliff", "The 32-bit capacity past 2^30", "size", "payload size N (bytes)", "B",
+     width32, 1.7e9, "1.7 GB", 1, "time per byte (ns/B)", 1e9, "", cliff_charts},
+    {NULL},
+};
+
+static const hb_group_desc groups[] = {
+    {"bufgrow", "Identity chunked body into one array",
+     "One iteration reads a whole chunked body in reads of 4096 bytes into one array.",
+     "exact", "memcpy", body, body_views,
+     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/"},
+    {"bufgrow-gzip", "gzip chunked body into one array",
+     "The same with a gzip body: inflate, then the same growth.",
+     "exact", "inflate", gzip_body, gzip_views,
+     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/"},
+    {"bufgrow-cliff", "httpcore's 32-bit capacity past 2^30",
+     "httpcore's growth with its capacity narrowed to width bits, so the overflow past "
+     "2^(width-2) is measured at sizes a CI runner affords (width:32 is the real one).",
+     NULL, "bufgrow/memcpy/size:4194304/read:4096/real_time", cliff, cliff_views,
+     "httpcore/width:24/size:(1048576|4194304|4456448)/", "httpcore/width:24/size:1048576/"},
+    {NULL},
+};
+
+static const char *const gen_chunked[] = {"chunked", NULL};
+static const char *const gen_chunked_gz[] = {"chunked", "--gzip", NULL};
+static const char *const dec_identity[] = {"dechunk", NULL};
+static const char *const dec_gzip[] = {"dechunk", "--gunzip", NULL};
+static const hb_e2e_desc e2e[] = {
+    {"dechunk", "bufgrow", gen_chunked, dec_identity, "exact",
+     "bufgrow/%s/size:1700000000/read:4096/real_time", 1.7e9, "bytes", 1},
+    {"dechunk-gzip", "bufgrow-gzip", gen_chunked_gz, dec_gzip, "exact",
+     "bufgrow-gzip/%s/size:1700000000/read:4096/real_time", 1.7e9, "bytes", 1},
+    {NULL},
+};
+
+static const char *const httpcore_pkgs[] = {"openjdk-17-jdk-headless", "libhttpcore-java", NULL};
+static const char *const jdk_pkgs[] = {"openjdk-17-jdk-headless", NULL};
+static const hb_peer_desc peers[] = {
+    {"httpcore", "java", httpcore_pkgs},
+    {"jdk", "java", jdk_pkgs},
+    {NULL},
+};
+/* clang-format on */
+
+const hb_case_desc hb_bufgrow_case = {
+    "bufgrow", "Byte-buffer growth",
+    "A 1.7 GB chunked HTTP body read into one array by a doubling buffer whose 32-bit capacity "
+    "overflows at 2^30 and degrades to additive growth (hours).",
+    groups, e2e, peers, "cases/bufgrow/peers/driver.py",
+};

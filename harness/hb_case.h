@@ -1,0 +1,128 @@
+/* hb_case.h - a case describes itself once: the data every script reads.
+ *
+ * One hb_case_desc per case (cases/<name>/case.c), listed in cases/cases.def. hotbench prints all
+ * of them as JSON with --hb_manifest (schema "hotbench-manifest/1", documented in
+ * docs/manifest.md) and every run's JSON context carries the same JSON under "hb_manifest", so a
+ * report or a gate reads the run file alone. The tables are static data, in the registry style of
+ * the strategies' tables: pointers to string literals and to other static tables, NULL-terminated
+ * lists, no functions.
+ *
+ * The words:
+ *   case      one incident (a folder under cases/);
+ *   group     a benchmark family prefix: benchmark names are <group>/<strategy>/<arg>:<v>/...;
+ *   strategy  one registered implementation of the group (or a ceiling: a bound, not a strategy);
+ *   view      one series of a group: the argument scaled (x), the others fixed, the production
+ *             value of x, and the charts the report draws from it;
+ *   reference the row a group's ratios divide by in the report (the goal's yardstick);
+ *   yardstick the row the CI gate divides a time by so the machine's speed cancels: library code
+ *             the project does not change, linear in the size (a strategy of the group, or a
+ *             whole benchmark name of another group).
+ */
+#ifndef HB_CASE_H
+#define HB_CASE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a row of a group is. */
+enum hb_role {
+    HB_ROLE_STRATEGY = 0, /* an implementation under test */
+    HB_ROLE_CEILING,      /* a bound (memcpy, inflate, a scan): not a strategy, left out of
+                           * fastest and slowest */
+};
+
+/* How the report fits a strategy's times against x. */
+enum hb_model {
+    HB_MODEL_POWER = 0,    /* t = a + b*x^k */
+    HB_MODEL_PIECEWISE_32, /* t = a + b*x + d*[x > 2^30] + c*X(x): a 32-bit capacity whose growth
+                            * turns additive past 2^30 (scripts/hotbench/fit.py) */
+};
+
+/* One strategy (a row of the group). */
+typedef struct hb_strategy_desc {
+    const char *name;   /* as in the benchmark name: [a-z0-9.-]+ */
+    enum hb_role role;
+    int complexity;     /* declared k of O(x^k) along the group's views: 1 or 2; 0 = no class */
+    enum hb_model model;
+} hb_strategy_desc;
+
+/* An argument held fixed in a view: name:value as in the benchmark name. */
+typedef struct hb_arg {
+    const char *name;
+    long long value;
+} hb_arg;
+
+/* One series of a group. */
+typedef struct hb_view_desc {
+    const char *key;        /* unique in the manifest: chart file names; e.g. "volumes-tags" */
+    const char *title;      /* e.g. "DescribeVolumes, 300 volumes, tags scaled" */
+    const char *x;          /* the argument scaled, e.g. "size" */
+    const char *x_label;    /* axis label, e.g. "payload size N (bytes)" */
+    const char *unit;       /* what x counts, short: "B", "ts", "tag", "volume" */
+    const hb_arg *fixed;    /* the other arguments, {NULL, 0}-terminated (may be empty) */
+    double production;      /* the incident's value of x, e.g. 1.7e9 */
+    const char *production_label; /* e.g. "1.7 GB", "100k rows" */
+    double items_per_x;     /* items per unit of x for the per-item axis (1 when x counts items) */
+    const char *per_label;  /* per-item axis label, e.g. "time per byte (ns/B)" */
+    double per_scale;       /* seconds -> that axis' unit, e.g. 1e9 for ns */
+    const char *fit_from;   /* where fits are meaningful: "2x-llc" (sizes from twice the
+                             * last-level cache), or a number of x ("1"), or "" = every size */
+    const char *const *charts; /* the catalogue's charts for this view, NULL-terminated:
+                                * "table", "k-table", "scaling", "extrapolation", "bars",
+                                * "per-element", "lines", "copied", "cliff" (docs/manifest.md) */
+} hb_view_desc;
+
+/* One group (benchmark family prefix). */
+typedef struct hb_group_desc {
+    const char *name;       /* e.g. "bufgrow-gzip" */
+    const char *title;      /* e.g. "gzip chunked body into one array" */
+    const char *about;      /* what one iteration does, one or two sentences for the report */
+    const char *reference;  /* the report's ratio row (a strategy name), or NULL */
+    const char *yardstick;  /* the gate's divisor: a strategy name, or a whole benchmark name
+                             * (contains '/'); NULL = the group is not speed-gated */
+    const hb_strategy_desc *strategies; /* {NULL}-terminated, in registration order */
+    const hb_view_desc *views;          /* {NULL}-terminated; may be empty */
+    const char *gate_select; /* extended regex over "<strategy>/<args>/" (the name after
+                              * "<group>/") selecting what the CI gate times, e.g.
+                              * "[^/]+/size:(65536|1048576)/"; "" = all; NULL = not timed */
+    const char *gate_ir_select; /* the same for the callgrind instruction counts; NULL = none */
+} hb_group_desc;
+
+/* A whole-process run: a generator and a decoder command on its output (scripts/e2e.py). */
+typedef struct hb_e2e_desc {
+    const char *key;        /* e.g. "rfc3339" */
+    const char *group;      /* the group whose in-process rows it corresponds to */
+    const char *const *gen_args;    /* hotbench-gen arguments, NULL-terminated */
+    const char *const *decode_args; /* hotbench-decode arguments before --strategy */
+    const char *reference;  /* the strategy whose output the others must match */
+    const char *in_process; /* the in-process benchmark, "%s" = the strategy */
+    double items;           /* items in the input */
+    const char *item_unit;  /* e.g. "timestamps" */
+    int large;              /* nonzero: the 1.7 GB kind (fewer runs) */
+} hb_e2e_desc;
+
+/* A peer: the real library of the incident, run by the case's own driver. */
+typedef struct hb_peer_desc {
+    const char *name;       /* e.g. "httpcore" */
+    const char *runtime;    /* "java", "ruby", "python3" */
+    const char *const *packages; /* Debian packages it needs, NULL-terminated */
+} hb_peer_desc;
+
+typedef struct hb_case_desc {
+    const char *name;       /* the folder under cases/ */
+    const char *title;      /* e.g. "Byte-buffer growth" */
+    const char *incident;   /* the incident, one line */
+    const hb_group_desc *groups; /* {NULL}-terminated */
+    const hb_e2e_desc *e2e;      /* {NULL}-terminated; may be empty */
+    const hb_peer_desc *peers;   /* {NULL}-terminated; may be empty */
+    const char *peers_driver;    /* the case's peers driver (a path from the top), or NULL */
+} hb_case_desc;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HB_CASE_H */

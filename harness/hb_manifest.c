@@ -1,0 +1,222 @@
+/* hb_manifest.c - the cases' descriptions as JSON (hb_manifest.h, docs/manifest.md). */
+#include "hb_manifest.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A JSON string (RFC 8259 section 7), or null for NULL. */
+static void put_str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* A number: integral values without an exponent (1.7e9 -> 1700000000), others round-trip. */
+static void put_num(FILE *f, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        fprintf(f, "%.0f", v);
+    else
+        fprintf(f, "%.17g", v);
+}
+
+static void put_key(FILE *f, const char *k, int first)
+{
+    if (!first)
+        fputc(',', f);
+    put_str(f, k);
+    fputc(':', f);
+}
+
+/* A NULL-terminated list of strings as an array ([] for NULL). */
+static void put_list(FILE *f, const char *const *v)
+{
+    fputc('[', f);
+    for (size_t i = 0; v && v[i]; i++) {
+        if (i)
+            fputc(',', f);
+        put_str(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+static const char *role_name(enum hb_role r)
+{
+    return r == HB_ROLE_CEILING ? "ceiling" : "strategy";
+}
+
+static const char *model_name(enum hb_model m)
+{
+    return m == HB_MODEL_PIECEWISE_32 ? "piecewise-32" : "power";
+}
+
+static void put_strategies(FILE *f, const hb_strategy_desc *s)
+{
+    fputc('[', f);
+    for (size_t i = 0; s && s[i].name; i++) {
+        fputs(i ? ",{" : "{", f);
+        put_key(f, "name", 1), put_str(f, s[i].name);
+        put_key(f, "role", 0), put_str(f, role_name(s[i].role));
+        put_key(f, "complexity", 0), fprintf(f, "%d", s[i].complexity);
+        put_key(f, "model", 0), put_str(f, model_name(s[i].model));
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+static void put_fixed(FILE *f, const hb_arg *a)
+{
+    fputc('{', f);
+    for (size_t i = 0; a && a[i].name; i++) {
+        put_key(f, a[i].name, i == 0);
+        fprintf(f, "%lld", a[i].value);
+    }
+    fputc('}', f);
+}
+
+static void put_views(FILE *f, const hb_view_desc *v)
+{
+    fputc('[', f);
+    for (size_t i = 0; v && v[i].key; i++) {
+        fputs(i ? ",{" : "{", f);
+        put_key(f, "key", 1), put_str(f, v[i].key);
+        put_key(f, "title", 0), put_str(f, v[i].title);
+        put_key(f, "x", 0), put_str(f, v[i].x);
+        put_key(f, "x_label", 0), put_str(f, v[i].x_label);
+        put_key(f, "unit", 0), put_str(f, v[i].unit);
+        put_key(f, "fixed", 0), put_fixed(f, v[i].fixed);
+        put_key(f, "production", 0), put_num(f, v[i].production);
+        put_key(f, "production_label", 0), put_str(f, v[i].production_label);
+        put_key(f, "items_per_x", 0), put_num(f, v[i].items_per_x);
+        put_key(f, "per_label", 0), put_str(f, v[i].per_label);
+        put_key(f, "per_scale", 0), put_num(f, v[i].per_scale);
+        put_key(f, "fit_from", 0), put_str(f, v[i].fit_from ? v[i].fit_from : "");
+        put_key(f, "charts", 0), put_list(f, v[i].charts);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+static void put_groups(FILE *f, const hb_group_desc *g)
+{
+    fputc('[', f);
+    for (size_t i = 0; g && g[i].name; i++) {
+        fputs(i ? ",{" : "{", f);
+        put_key(f, "name", 1), put_str(f, g[i].name);
+        put_key(f, "title", 0), put_str(f, g[i].title);
+        put_key(f, "about", 0), put_str(f, g[i].about);
+        put_key(f, "reference", 0), put_str(f, g[i].reference);
+        put_key(f, "yardstick", 0), put_str(f, g[i].yardstick);
+        put_key(f, "strategies", 0), put_strategies(f, g[i].strategies);
+        put_key(f, "views", 0), put_views(f, g[i].views);
+        put_key(f, "gate", 0), fputc('{', f);
+        put_key(f, "select", 1), put_str(f, g[i].gate_select);
+        put_key(f, "ir_select", 0), put_str(f, g[i].gate_ir_select);
+        fputs("}}", f);
+    }
+    fputc(']', f);
+}
+
+static void put_e2e(FILE *f, const hb_e2e_desc *e)
+{
+    fputc('[', f);
+    for (size_t i = 0; e && e[i].key; i++) {
+        fputs(i ? ",{" : "{", f);
+        put_key(f, "key", 1), put_str(f, e[i].key);
+        put_key(f, "group", 0), put_str(f, e[i].group);
+        put_key(f, "gen_args", 0), put_list(f, e[i].gen_args);
+        put_key(f, "decode_args", 0), put_list(f, e[i].decode_args);
+        put_key(f, "reference", 0), put_str(f, e[i].reference);
+        put_key(f, "in_process", 0), put_str(f, e[i].in_process);
+        put_key(f, "items", 0), put_num(f, e[i].items);
+        put_key(f, "item_unit", 0), put_str(f, e[i].item_unit);
+        put_key(f, "large", 0), fputs(e[i].large ? "true" : "false", f);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+static void put_peers(FILE *f, const hb_peer_desc *p)
+{
+    fputc('[', f);
+    for (size_t i = 0; p && p[i].name; i++) {
+        fputs(i ? ",{" : "{", f);
+        put_key(f, "name", 1), put_str(f, p[i].name);
+        put_key(f, "runtime", 0), put_str(f, p[i].runtime);
+        put_key(f, "packages", 0), put_list(f, p[i].packages);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+int hb_manifest_write(FILE *f, const hb_case *cases, size_t n)
+{
+    fputs("{\"schema\":\"" HB_MANIFEST_SCHEMA "\",\"cases\":[", f);
+    for (size_t i = 0; i < n; i++) {
+        const hb_case_desc *d = cases[i].desc;
+        fputs(i ? ",{" : "{", f);
+        put_key(f, "name", 1), put_str(f, d->name);
+        put_key(f, "title", 0), put_str(f, d->title);
+        put_key(f, "incident", 0), put_str(f, d->incident);
+        put_key(f, "groups", 0), put_groups(f, d->groups);
+        put_key(f, "e2e", 0), put_e2e(f, d->e2e);
+        put_key(f, "peers", 0), put_peers(f, d->peers);
+        put_key(f, "peers_driver", 0), put_str(f, d->peers_driver);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+    return ferror(f) ? -1 : 0;
+}
+
+char *hb_manifest_json(const hb_case *cases, size_t n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    int rc = hb_manifest_write(f, cases, n);
+    if (fclose(f) != 0 || rc != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+int hb_manifest_describes(const hb_case *cases, size_t n, const char *family, char *why,
+                          size_t cap)
+{
+    const char *slash = strchr(family, '/');
+    size_t glen = slash ? (size_t)(slash - family) : strlen(family);
+    const char *strategy = slash ? slash + 1 : "";
+    for (size_t i = 0; i < n; i++) {
+        const hb_group_desc *g = cases[i].desc->groups;
+        for (; g && g->name; g++) {
+            if (strlen(g->name) != glen || strncmp(g->name, family, glen) != 0)
+                continue;
+            for (const hb_strategy_desc *s = g->strategies; s && s->name; s++)
+                if (strcmp(s->name, strategy) == 0)
+                    return 1;
+            snprintf(why, cap, "strategy '%s' of group '%.*s' is registered but not described: "
+                     "add it to the group's strategies in cases/%s/case.c", strategy, (int)glen,
+                     family, cases[i].name);
+            return 0;
+        }
+    }
+    snprintf(why, cap, "group '%.*s' is registered but no case describes it: add it to the "
+             "groups of its case's case.c", (int)glen, family);
+    return 0;
+}
