@@ -1,0 +1,102 @@
+"""manifest - the cases' descriptions (docs/manifest.md), from a run's context or from hotbench.
+
+    m = Manifest.from_context(run_context)        the manifest the run was made with
+    m = Manifest.from_binary("build/hotbench")    hotbench --hb_manifest
+    m = Manifest.load(path)                       a file written by hotbench --hb_manifest
+
+A Manifest answers what the scripts used to hard-code: the groups, their reference and
+yardstick rows, the ceilings, each strategy's declared complexity and model, the views and their
+charts, the gate's selection, the whole-process runs and the peers.
+"""
+
+import json
+import subprocess
+
+SCHEMA_MAJOR = "hotbench-manifest/1"
+
+
+class ManifestError(Exception):
+    """No manifest, or one this reader cannot use (the message says what to do)."""
+
+
+class Manifest:
+    def __init__(self, doc, origin):
+        if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_MAJOR:
+            raise ManifestError("%s: not a %s manifest (schema %r)" % (
+                origin, SCHEMA_MAJOR, doc.get("schema") if isinstance(doc, dict) else None))
+        self.doc, self.origin = doc, origin
+        self.cases = doc["cases"]
+        self._groups = {}
+        for c in self.cases:
+            for g in c["groups"]:
+                self._groups[g["name"]] = dict(g, case=c["name"])
+
+    @classmethod
+    def from_context(cls, context, origin="the run"):
+        """The manifest a run carries in context.hb_manifest (a JSON string)."""
+        text = (context or {}).get("hb_manifest")
+        if not text:
+            raise ManifestError(
+                "%s carries no manifest (context.hb_manifest): it predates hotbench-manifest/1; "
+                "upgrade it with scripts/upgrade_run.py, or rerun it" % origin)
+        try:
+            return cls(json.loads(text), origin)
+        except ValueError as e:
+            raise ManifestError("%s: context.hb_manifest is not JSON: %s" % (origin, e))
+
+    @classmethod
+    def from_binary(cls, hotbench):
+        """hotbench --hb_manifest."""
+        try:
+            out = subprocess.run([hotbench, "--hb_manifest"], capture_output=True, text=True,
+                                 check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise ManifestError("%s --hb_manifest failed: %s (build it: make)" % (hotbench, e))
+        return cls(json.loads(out), hotbench)
+
+    @classmethod
+    def load(cls, path):
+        with open(path) as f:
+            return cls(json.load(f), path)
+
+    # --- groups and strategies ------------------------------------------------------------
+
+    def groups(self):
+        """Every group, in the manifest's order (dicts of docs/manifest.md plus 'case')."""
+        return list(self._groups.values())
+
+    def group(self, name):
+        """The group of that name, or None."""
+        return self._groups.get(name)
+
+    def case_of(self, group):
+        name = self._groups[group]["case"]
+        return next(c for c in self.cases if c["name"] == name)
+
+    def strategy(self, group, name):
+        """The strategy entry, or None."""
+        g = self._groups.get(group)
+        return next((s for s in g["strategies"] if s["name"] == name), None) if g else None
+
+    def complexity(self, group, name, default=1):
+        s = self.strategy(group, name)
+        return s["complexity"] if s else default
+
+    def model(self, group, name):
+        s = self.strategy(group, name)
+        return s["model"] if s else "power"
+
+    def ceilings(self, group=None):
+        """Names of the ceiling rows (of one group, or of all)."""
+        out = []
+        for g in ([self._groups[group]] if group else self._groups.values()):
+            out += [s["name"] for s in g["strategies"]
+                    if s["role"] == "ceiling" and s["name"] not in out]
+        return out
+
+    def views(self):
+        """(group, view) for every view, in the manifest's order."""
+        return [(g, v) for g in self._groups.values() for v in g["views"]]
+
+    def view(self, key):
+        return next(((g, v) for g, v in self.views() if v["key"] == key), (None, None))
