@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""upgrade_run.py RUN.json [--manifest FILE | --hotbench BIN] [-o OUT | --in-place]
+
+Brings a run JSON written before hotbench-manifest/1 (docs/manifest.md) to the current form, so
+the report and the gate read it like a new run:
+  - context.hb_manifest: the cases' descriptions, from FILE (hotbench --hb_manifest's output) or
+    from BIN --hb_manifest (default build/hotbench). Use the manifest of a revision whose cases
+    match the run's: a group or strategy the run has but the manifest lacks is an error;
+  - the skipped rows' figures as fields: older runs carried them only in the message ("skipped:
+    predicted X s > budget Y s", "skipped: needs X GB at its peak, more than the Y GB allowed");
+    they become hb_predicted_s and hb_budget_s, hb_peak_bytes and hb_memory_limit_bytes (the
+    message's three significant digits for the memory figures);
+  - context.hb_upgraded: what was done, so a reader knows.
+A run that already carries a manifest is left as it is. Writes OUT (default: RUN.json in place
+with --in-place, else standard output). Exit 0; 1 when the manifest does not describe the run;
+2 on a usage error or an unreadable file.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+# The prose of the skips before the fields existed (the only place that reads it).
+LEGACY_BUDGET = re.compile(r"^skipped: predicted ([0-9.eE+-]+) s > budget ([0-9.eE+-]+) s")
+LEGACY_MEMORY = re.compile(r"^skipped: needs ([0-9.eE+-]+) GB at its peak, more than the "
+                           r"([0-9.eE+-]+) GB allowed")
+
+
+def legacy_fields(message):
+    """The structured fields a pre-manifest skip message stands for ({} for none)."""
+    m = LEGACY_BUDGET.match(message)
+    if m:
+        return {"hb_predicted_s": float(m.group(1)), "hb_budget_s": float(m.group(2))}
+    m = LEGACY_MEMORY.match(message)
+    if m:
+        return {"hb_peak_bytes": float(m.group(1)) * 1e9,
+                "hb_memory_limit_bytes": float(m.group(2)) * 1e9}
+    return {}
+
+
+def undescribed(doc, manifest):
+    """Names '<group>/<strategy>' of the run the manifest does not describe."""
+    known = {(g["name"], s["name"]) for c in manifest["cases"] for g in c["groups"]
+             for s in g["strategies"]}
+    out = []
+    for b in doc.get("benchmarks", []):
+        parts = (b.get("run_name") or b["name"]).split("/")
+        if len(parts) > 1 and (parts[0], parts[1]) not in known:
+            name = parts[0] + "/" + parts[1]
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def upgrade(doc, manifest_text):
+    """Upgrades doc in place; returns the number of skipped rows given fields."""
+    ctx = doc.setdefault("context", {})
+    ctx["hb_manifest"] = manifest_text
+    n = 0
+    for b in doc.get("benchmarks", []):
+        if b.get("error_occurred") and not any(k.startswith("hb_") for k in b):
+            f = legacy_fields(b.get("error_message", ""))
+            b.update(f)
+            n += bool(f)
+    ctx["hb_upgraded"] = ("scripts/upgrade_run.py: manifest added; %d skipped rows given their "
+                          "figures as fields from their messages" % n)
+    return n
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[1],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 usage=__doc__.split("\n\n")[0])
+    ap.add_argument("run", help="the run JSON to upgrade")
+    src = ap.add_mutually_exclusive_group()
+    src.add_argument("--manifest", help="a file written by hotbench --hb_manifest")
+    src.add_argument("--hotbench", default="build/hotbench",
+                     help="the hotbench whose --hb_manifest to use (default build/hotbench)")
+    dst = ap.add_mutually_exclusive_group()
+    dst.add_argument("-o", "--out", help="where to write (default standard output)")
+    dst.add_argument("--in-place", action="store_true", help="rewrite RUN.json")
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    try:
+        with open(a.run) as f:
+            doc = json.load(f)
+        if a.manifest:
+            with open(a.manifest) as f:
+                text = f.read().strip()
+        else:
+            text = subprocess.run([a.hotbench, "--hb_manifest"], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        manifest = json.loads(text)
+    except (OSError, ValueError, subprocess.CalledProcessError) as e:
+        print("upgrade_run: %s (build hotbench first: make)" % e, file=sys.stderr)
+        return 2
+    if "hb_manifest" in doc.get("context", {}):
+        print("upgrade_run: %s already carries a manifest: unchanged" % a.run, file=sys.stderr)
+    else:
+        missing = undescribed(doc, manifest)
+        if missing:
+            print("upgrade_run: the manifest does not describe %s of %s: use the manifest of the "
+                  "run's revision" % (", ".join(missing), a.run), file=sys.stderr)
+            return 1
+        n = upgrade(doc, json.dumps(manifest, separators=(",", ":")))
+        print("upgrade_run: manifest added, %d skipped rows given fields" % n, file=sys.stderr)
+    out = a.run if a.in_place else a.out
+    text = json.dumps(doc, indent=2) + "\n"
+    if not out:
+        sys.stdout.write(text)
+        return 0
+    tmp = out + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
