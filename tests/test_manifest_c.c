@@ -1,0 +1,64 @@
+/* test_manifest_c.c - harness/hb_manifest.c: JSON escaping, and hb_manifest_describes naming
+ * what is missing and where (a registered family its case does not describe stops a run). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hb_manifest.h"
+
+static const hb_strategy_desc strategies[] = {
+    {"ref", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
+    {"floor", HB_ROLE_CEILING, 1, HB_MODEL_POWER},
+    {NULL, 0, 0, 0},
+};
+static const hb_group_desc groups[] = {
+    {"demo", "A \"quoted\" title\n", "about\\", "ref", "floor", strategies, NULL, "", NULL},
+    {NULL},
+};
+static const hb_case_desc desc = {"demo", "Demo", "one line", groups, NULL, NULL, NULL};
+static int reg(const hb_options *opt)
+{
+    (void)opt;
+    return HB_OK;
+}
+static const hb_case cases[] = {{"demo", reg, &desc}};
+
+static void test_describes(void **state)
+{
+    (void)state;
+    char why[256] = "";
+    assert_int_equal(hb_manifest_describes(cases, 1, "demo/ref", why, sizeof why), 1);
+    assert_int_equal(hb_manifest_describes(cases, 1, "demo/fast", why, sizeof why), 0);
+    assert_non_null(strstr(why, "'fast'"));
+    assert_non_null(strstr(why, "cases/demo/case.c"));
+    assert_int_equal(hb_manifest_describes(cases, 1, "other/ref", why, sizeof why), 0);
+    assert_non_null(strstr(why, "group 'other'"));
+    assert_int_equal(hb_manifest_describes(cases, 1, "demo", why, sizeof why), 0);
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    char *j = hb_manifest_json(cases, 1);
+    assert_non_null(j);
+    assert_non_null(strstr(j, "{\"schema\":\"hotbench-manifest/1\",\"cases\":[{\"name\":\"demo\""));
+    assert_non_null(strstr(j, "\"title\":\"A \\\"quoted\\\" title\\u000a\""));
+    assert_non_null(strstr(j, "\"about\":\"about\\\\\""));
+    assert_non_null(strstr(j, "\"role\":\"ceiling\""));
+    assert_non_null(strstr(j, "\"views\":[],\"gate\":{\"select\":\"\",\"ir_select\":null}"));
+    assert_non_null(strstr(j, "\"e2e\":[],\"peers\":[],\"peers_driver\":null}]}"));
+    free(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_describes),
+        cmocka_unit_test(test_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
