@@ -21,6 +21,7 @@
  */
 #include "hb_gen.h"
 #include "hb_err.h"
+#include "hb_prng.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,25 +33,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-/* ---- PRNG ------------------------------------------------------------------------------------ */
-
-/* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014):
- * advances *state by the golden gamma and returns the mixed value. */
-static inline uint64_t hb_splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-/* The seed of one independent stream: the content, the chunk sizes and the user-id hash each get
- * their own, so changing the chunk sizes never changes the payload. */
-static uint64_t hb_stream_seed(uint64_t seed, uint64_t stream)
-{
-    uint64_t s = seed ^ (stream * 0xd1b54a32d192ed03u);
-    return hb_splitmix64(&s);
-}
+/* The PRNG (hb_prng.h): independent streams hb_prng_stream(seed, k), k = 1 the content, 2 the
+ * chunk sizes, 3 the user-id hash key, 4 the clock's start, so changing the chunk sizes never
+ * changes the payload. */
 
 /* ---- the row vocabulary ---------------------------------------------------------------------- */
 
@@ -324,10 +309,10 @@ int hb_payload_gen_new(hb_payload_gen **out, uint64_t size, uint64_t seed)
     if (!g)
         return HB_ENOMEM;
     g->size = size;
-    g->rng = hb_stream_seed(seed, 1);
-    g->id_key = hb_stream_seed(seed, 3);
+    g->rng = hb_prng_stream(seed, 1);
+    g->id_key = hb_prng_stream(seed, 3);
 
-    uint64_t t = HB_CLOCK_START + hb_stream_seed(seed, 4) % HB_CLOCK_SPREAD;
+    uint64_t t = HB_CLOCK_START + hb_prng_stream(seed, 4) % HB_CLOCK_SPREAD;
     for (int i = 9; i >= 0; i--) {
         g->clock[i] = (char)('0' + t % 10);
         t /= 10;
@@ -632,7 +617,7 @@ int hb_chunked_gen_new(hb_chunked_gen **out, const hb_chunked_params *p)
         return HB_ENOMEM;
     g->p = *p;
     g->p.trailer = p->trailer != 0;
-    g->chunk_rng = hb_stream_seed(p->seed, 2);
+    g->chunk_rng = hb_prng_stream(p->seed, 2);
     g->unassigned = p->size;
     g->phase = HB_PH_LINE;
     g->info.crc32 = (uint32_t)crc32(0L, Z_NULL, 0);
