@@ -21,6 +21,7 @@
  */
 #include "hb_gen.h"
 #include "hb_err.h"
+#include "hb_io.h"
 #include "hb_prng.h"
 
 #include <errno.h>
@@ -721,22 +722,6 @@ static void hb_progress_maybe(hb_chunked_gen *g, hb_progress_fn progress, void *
     }
 }
 
-/* Writes all of buf to fd, retrying short writes and EINTR. Returns HB_OK or HB_EIO (errno). */
-static int hb_write_all(int fd, const uint8_t *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t k = write(fd, buf, len);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return HB_EIO;
-        }
-        buf += k;
-        len -= (size_t)k;
-    }
-    return HB_OK;
-}
-
 int hb_chunked_write(const hb_chunked_params *p, int fd, hb_progress_fn progress,
                      void *progress_ctx, hb_chunked_info *info)
 {
@@ -755,9 +740,10 @@ int hb_chunked_write(const hb_chunked_params *p, int fd, hb_progress_fn progress
         rc = hb_chunked_gen_read(g, buf, HB_WRITE_BUF, &n);
         if (rc != HB_OK || n == 0)
             break;
-        rc = hb_write_all(fd, buf, n);
-        if (rc != HB_OK)
+        if (hb_write_all(fd, buf, n) != 0) {
+            rc = HB_EIO; /* errno kept */
             break;
+        }
         hb_progress_maybe(g, progress, progress_ctx, &next);
     }
     if (rc == HB_OK && progress)

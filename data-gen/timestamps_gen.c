@@ -6,12 +6,12 @@
  */
 #include "hb_gen_ts.h"
 #include "hb_err.h"
+#include "hb_io.h"
 #include "hb_prng.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #define TS_MIN INT64_C(-62135596800) /* 0001-01-01T00:00:00Z */
@@ -260,21 +260,6 @@ size_t hb_ts_format_row(const hb_ts_params *p, uint64_t r, char *out)
 /* ---- whole sets -------------------------------------------------------------------------------
  */
 
-static int ts_write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return HB_EIO;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return HB_OK;
-}
-
 int hb_ts_write(const hb_ts_params *p, int fd, hb_ts_info *info)
 {
     if (hb_ts_params_check(p, NULL) != HB_OK)
@@ -291,7 +276,7 @@ int hb_ts_write(const hb_ts_params *p, int fd, hb_ts_info *info)
         if (used >= TS_WRITE_BUF || r + 1 == p->rows) {
             in.crc32 = (uint32_t)crc32(in.crc32, (const Bytef *)buf, (uInt)used);
             in.bytes += used;
-            rc = ts_write_all(fd, buf, used);
+            rc = hb_write_all(fd, buf, used) == 0 ? HB_OK : HB_EIO; /* errno kept */
             used = 0;
         }
     }
