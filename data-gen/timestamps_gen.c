@@ -6,28 +6,18 @@
  */
 #include "hb_gen_ts.h"
 #include "hb_err.h"
+#include "hb_io.h"
+#include "hb_prng.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #define TS_MIN INT64_C(-62135596800) /* 0001-01-01T00:00:00Z */
 #define TS_MAX INT64_C(253402300799) /* 9999-12-31T23:59:59Z */
 #define TS_2100 INT64_C(4102444800)  /* 2100-01-01T00:00:00Z */
 #define TS_WRITE_BUF (1u << 20)
-
-/* ---- PRNG ---------------------------------------------------------------------------------- */
-
-/* splitmix64 (Steele, Lea and Flood 2014): advance by the golden gamma, then mix. */
-static inline uint64_t ts_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
@@ -88,9 +78,9 @@ static const struct {
 
 void hb_ts_value_at(const hb_ts_params *p, uint64_t j, hb_ts_value *v)
 {
-    uint64_t st = p->seed ^ (j * 0xd1b54a32d192ed03u);
-    uint64_t r_kind = ts_next(&st), r_sec = ts_next(&st), r_frac = ts_next(&st);
-    uint64_t r_off = ts_next(&st);
+    uint64_t st = hb_prng_key(p->seed, j);
+    uint64_t r_kind = hb_splitmix64(&st), r_sec = hb_splitmix64(&st), r_frac = hb_splitmix64(&st);
+    uint64_t r_off = hb_splitmix64(&st);
 
     memset(v, 0, sizeof *v);
     uint64_t kind = r_kind % 1000;
@@ -270,21 +260,6 @@ size_t hb_ts_format_row(const hb_ts_params *p, uint64_t r, char *out)
 /* ---- whole sets -------------------------------------------------------------------------------
  */
 
-static int ts_write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return HB_EIO;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return HB_OK;
-}
-
 int hb_ts_write(const hb_ts_params *p, int fd, hb_ts_info *info)
 {
     if (hb_ts_params_check(p, NULL) != HB_OK)
@@ -301,7 +276,7 @@ int hb_ts_write(const hb_ts_params *p, int fd, hb_ts_info *info)
         if (used >= TS_WRITE_BUF || r + 1 == p->rows) {
             in.crc32 = (uint32_t)crc32(in.crc32, (const Bytef *)buf, (uInt)used);
             in.bytes += used;
-            rc = ts_write_all(fd, buf, used);
+            rc = hb_write_all(fd, buf, used) == 0 ? HB_OK : HB_EIO; /* errno kept */
             used = 0;
         }
     }

@@ -7,6 +7,7 @@
  */
 #include "hb_gen_xml.h"
 #include "hb_err.h"
+#include "hb_prng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,26 +15,12 @@
 
 /* ---- PRNG ------------------------------------------------------------------------------------ */
 
-/* splitmix64 (Steele, Lea and Flood 2014): advances *state and returns the mixed value. */
-static uint64_t vg_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+/* The streams (hb_prng_stream(seed, k), hb_prng.h): k = 0 the response, k = i + 1 volume i. */
 
 /* A value in [0, n), n > 0 (the modulo bias is irrelevant here and the same everywhere). */
 static uint32_t vg_below(uint64_t *state, uint32_t n)
 {
-    return (uint32_t)(vg_next(state) % n);
-}
-
-/* The PRNG state of stream k (k = 0: the response; k = i + 1: volume i). */
-static uint64_t vg_stream(uint64_t seed, uint64_t k)
-{
-    uint64_t s = seed ^ (k * 0xd1b54a32d192ed03u);
-    return vg_next(&s);
+    return (uint32_t)(hb_splitmix64(state) % n);
 }
 
 /* ---- the output buffer ----------------------------------------------------------------------- */
@@ -160,7 +147,7 @@ static void vg_hex_id(uint64_t *rng, const char *prefix, int n, char *out)
     uint64_t r = 0;
     for (int i = 0; i < n; i++) {
         if (i % 16 == 0)
-            r = vg_next(rng);
+            r = hb_splitmix64(rng);
         out[k++] = hex[r & 15];
         r >>= 4;
     }
@@ -283,7 +270,7 @@ static void vg_expand(uint64_t *rng, const char *t, char *out, size_t cap)
 /* One volume at level 2 (an item of volumeSet). */
 static void vg_volume(vg_out *o, const hb_volumes_params *p, uint64_t index)
 {
-    uint64_t rng = vg_stream(p->seed, index + 1);
+    uint64_t rng = hb_prng_stream(p->seed, index + 1);
     char vol_id[32], snap[32], inst[32], ctime[48], atime[48], value[128];
     vg_hex_id(&rng, "vol-", 17, vol_id);
     uint32_t size = vg_sizes[vg_below(&rng, VG_N(vg_sizes))];
@@ -413,9 +400,9 @@ int hb_volumes_generate(const hb_volumes_params *p, uint8_t **out, size_t *len,
         return HB_ENOMEM;
     o.cap = guess;
 
-    uint64_t rng = vg_stream(p->seed, 0);
+    uint64_t rng = hb_prng_stream(p->seed, 0);
     char req[40];
-    uint64_t a = vg_next(&rng), b = vg_next(&rng);
+    uint64_t a = hb_splitmix64(&rng), b = hb_splitmix64(&rng);
     snprintf(req, sizeof req, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32),
              (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff, 0x8000 | ((unsigned)b & 0x3fff),
              (unsigned long long)(b >> 16) & 0xffffffffffffull);

@@ -23,6 +23,7 @@
 
 #include "hb_err.h"
 #include "hb_gen_ts.h"
+#include "hb_prng.h"
 #include "hb_rfc3339.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
@@ -523,21 +524,13 @@ static void test_days(void **state)
 /* ---- random strings
  * ------------------------------------------------------------------------------- */
 
-static uint64_t rng_next(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
 /* A random string of the grammar (any year 0000-9999, any case, any fraction length, any offset)
  * and its instant by libc: timegm of the local time minus the offset. *in_range tells whether
  * the instant is in the TIMESTAMP range. Returns the length. */
 static size_t random_valid(uint64_t *rs, char *s, hb_rfc3339_time *want, int *in_range)
 {
     static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    uint64_t r = rng_next(rs), r2 = rng_next(rs);
+    uint64_t r = hb_splitmix64(rs), r2 = hb_splitmix64(rs);
     int y = (int)(r % 10000), m = (int)((r >> 16) % 12) + 1;
     int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     int d = (int)((r >> 24) % (uint64_t)(mdays[m - 1] + (m == 2 && leap))) + 1;
@@ -635,9 +628,9 @@ static void test_random_mutations(void **state)
         hb_rfc3339_time want;
         int in_range;
         size_t len = random_valid(&rs, s, &want, &in_range);
-        int edits = 1 + (int)(rng_next(&rs) % 3);
+        int edits = 1 + (int)(hb_splitmix64(&rs) % 3);
         for (int k = 0; k < edits; k++) {
-            uint64_t x = rng_next(&rs);
+            uint64_t x = hb_splitmix64(&rs);
             size_t at = len ? (size_t)(x >> 8) % len : 0;
             char ch =
                 (x >> 40) % 4 == 0 ? (char)(x >> 48) : alphabet[(x >> 32) % (sizeof alphabet - 1)];

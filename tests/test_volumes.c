@@ -28,6 +28,7 @@
 
 #include "hb_err.h"
 #include "hb_gen_xml.h"
+#include "hb_prng.h"
 #include "hb_volumes.h"
 
 #define GUARD_CAP (4u << 20)
@@ -671,17 +672,9 @@ static void test_generated_golden(void **state)
 
 /* ---- every strategy against the reference on random documents --------------------------- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
 static uint32_t rng_below(uint64_t *s, uint32_t n)
 {
-    return (uint32_t)(rng_next(s) % n);
+    return (uint32_t)(hb_splitmix64(s) % n);
 }
 
 /* Checks every strategy (decoders, and the baselines' counts) against the reference. */
@@ -737,7 +730,7 @@ static void test_random_generated(void **state)
         p.tags = rng_below(&rng, 30);
         p.compact = (int)rng_below(&rng, 2);
         p.next_token = (int)rng_below(&rng, 2);
-        p.seed = rng_next(&rng);
+        p.seed = hb_splitmix64(&rng);
         uint8_t *doc;
         size_t len;
         hb_volumes_info info;

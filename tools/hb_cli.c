@@ -1,9 +1,6 @@
 #include "hb_cli.h"
 
-#include <errno.h>
-#include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 const char *hb_cli_bad_option(char **argv, const struct option *longopts, char buf[3])
 {
@@ -20,20 +17,4 @@ const char *hb_cli_bad_option(char **argv, const struct option *longopts, char b
     buf[1] = (char)optopt;
     buf[2] = '\0';
     return buf;
-}
-
-int hb_cli_write_all(int fd, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    while (n > 0) {
-        size_t part = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
-        ssize_t w = write(fd, b, part);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        b += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }

@@ -11,9 +11,4 @@
  * short form; the result points into argv or buf. */
 const char *hb_cli_bad_option(char **argv, const struct option *longopts, char buf[3]);
 
-/* Writes all n bytes at p to fd, retrying short writes and EINTR, in parts of at most 1 GiB
- * (Linux writes at most ~2 GiB at once). The caller keeps p. Returns 0, or -1 with errno set
- * (EPIPE when the reader went away: callers stay quiet about that one). */
-int hb_cli_write_all(int fd, const void *p, size_t n);
-
 #endif /* HB_CLI_H */

@@ -28,6 +28,7 @@
 #include "hb_cli.h"
 #include "hb_bufgrow.h"
 #include "hb_err.h"
+#include "hb_io.h"
 #include "hb_size.h"
 #if __has_include("hb_rfc3339.h") /* the case is registered in cases/cases.def */
 #include "hb_rfc3339.h"
@@ -392,7 +393,7 @@ static int cmd_dechunk(int argc, char **argv)
                 (unsigned long long)len, (unsigned long long)o.size_hint);
         goto out;
     }
-    if (hb_cli_write_all(STDOUT_FILENO, data, (size_t)len) != 0) {
+    if (hb_write_all(STDOUT_FILENO, data, (size_t)len) != 0) {
         if (errno != EPIPE) /* a reader that went away is not worth a message */
             fprintf(stderr, PROG ": dechunk: writing standard output: %s\n", strerror(errno));
         goto out;
@@ -583,7 +584,7 @@ static void volumes_usage(FILE *f)
 static int volumes_write(void *ctx, const char *p, size_t n)
 {
     (void)ctx;
-    return hb_cli_write_all(STDOUT_FILENO, p, n);
+    return hb_write_all(STDOUT_FILENO, p, n);
 }
 
 /* Reads all of fd into a malloc'd buffer. Returns 0, or -1 with errno set. */

@@ -15,6 +15,7 @@
 #include "hb_gen.h"
 #include "hb_gen_ts.h"
 #include "hb_gen_xml.h"
+#include "hb_io.h"
 #include "hb_size.h"
 
 #include <errno.h>
@@ -577,7 +578,7 @@ static int hb_cmd_volumes(int argc, char **argv)
         free(doc);
         return HB_EXIT_IO;
     }
-    rc = hb_cli_write_all(fd, doc, len) == 0 ? HB_OK : HB_EIO;
+    rc = hb_write_all(fd, doc, len) == 0 ? HB_OK : HB_EIO;
     int err = errno;
     free(doc);
     if (hb_close_output(sub, name, fd, rc, err) != 0)

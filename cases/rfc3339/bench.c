@@ -24,6 +24,7 @@
  */
 #include "hb.h"
 #include "hb_gen_ts.h"
+#include "hb_prng.h"
 #include "hb_rfc3339.h"
 
 #include <stdio.h>
@@ -92,14 +93,6 @@ typedef struct rf_ctx {
     rf_bench benches[RF_MAX_BENCHES];
     size_t nbenches;
 } rf_ctx;
-
-static uint64_t rf_next(uint64_t *state) /* splitmix64, for the mutations */
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
 
 /* ---- inputs ------------------------------------------------------------------------------------
  */
@@ -370,7 +363,7 @@ static int rejects_build(rf_ctx *c)
         char s[HB_TS_TEXT_MAX + 2];
         hb_ts_value_at(&p, i, &v);
         size_t len = hb_ts_format_rfc3339(&v, s);
-        uint64_t x = rf_next(&st);
+        uint64_t x = hb_splitmix64(&st);
         size_t at = (size_t)(x >> 8) % len;
         char ch = alphabet[(x >> 32) % (sizeof alphabet - 1)];
         switch (x % 4) {

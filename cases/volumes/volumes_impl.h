@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- the counting allocator ------------------------------------------------------------------ */
+/* ---- the counting allocator (vol_alloc.c) ---------------------------------------------------- */
 
 /* malloc/realloc/free with a 16-byte size header, counted into v->mem and v->live_. */
 void *hb_vm_alloc(hb_volumes *v, size_t n);
@@ -36,7 +36,7 @@ void hb_vm_hook_free(void *p);
  * 16 KiB (or n) up to 1 MiB. NULL on out of memory. */
 void *hb_vm_arena(hb_volumes *v, size_t n, size_t align);
 
-/* ---- the builder ----------------------------------------------------------------------------- */
+/* ---- the builder (vol_builder.c) ------------------------------------------------------------- */
 
 /* What an open element is to the builder. */
 enum vb_kind {
@@ -133,13 +133,15 @@ int vb_finish(vb *b);
 /* Frees the builder's own scratch memory (not the result). */
 void vb_release(vb *b);
 
+/* ---- the error helpers (volumes.c) ----------------------------------------------------------- */
+
 /* Sets err to a static reason (position left for the driver). Returns code. */
 int hb_vol_fail(hb_vol_error *err, int code, const char *reason);
 /* Line and column (from 1) of byte offset off of doc, counting LF, CR LF and CR as line ends as
  * XML does; the column counts UTF-8 characters (bytes other than 10xxxxxx), as expat does. */
 void hb_vol_position(const uint8_t *doc, size_t off, uint64_t *line, uint64_t *column);
 
-/* ---- the strategies (one file each) ---------------------------------------------------------- */
+/* ---- the strategies (vol_memchr.c, vol_expat.c, vol_libxml2.c, vol_fast.c) ------------------- */
 
 int hb_vol_memchr_scan(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out,
                        hb_vol_error *err);

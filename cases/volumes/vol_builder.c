@@ -1,0 +1,674 @@
+/* vol_builder.c - the typed builder (vb) that every decoding strategy but memchr-scan and
+ * expat-count drives: it turns element events (start, text, end, or a leaf's value handed over
+ * whole) into hb_volume structs following the decode contract of hb_volumes.h - names classified
+ * by a strcmp table (a generic SDK's shape) or a switch, integers, booleans and RFC 3339 instants
+ * parsed, bad values reported with the member's name and the value quoted (see volumes_impl.h).
+ */
+#include "hb_volumes.h"
+#include "volumes_impl.h"
+
+#include <stdalign.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the builder ----------------------------------------------------------------------------- */
+
+/* The strcmp table of the generic lookup: (parent kind, local name) -> (kind, field). */
+typedef struct vb_rule {
+    uint8_t parent;
+    const char *name;
+    uint8_t kind;
+    uint8_t field;
+} vb_rule;
+
+/* clang-format off */
+static const vb_rule vb_rules[] = {
+    {VB_ROOT,       "requestId",           VB_LEAF,       VF_REQUEST_ID},
+    {VB_ROOT,       "volumeSet",           VB_VOLSET,     VF_NONE},
+    {VB_ROOT,       "nextToken",           VB_LEAF,       VF_NEXT_TOKEN},
+    {VB_VOLSET,     "item",                VB_VOLUME,     VF_NONE},
+    {VB_VOLUME,     "volumeId",            VB_LEAF,       VF_VOLUME_ID},
+    {VB_VOLUME,     "size",                VB_LEAF,       VF_SIZE},
+    {VB_VOLUME,     "snapshotId",          VB_LEAF,       VF_SNAPSHOT_ID},
+    {VB_VOLUME,     "availabilityZone",    VB_LEAF,       VF_AVAILABILITY_ZONE},
+    {VB_VOLUME,     "status",              VB_LEAF,       VF_STATUS},
+    {VB_VOLUME,     "createTime",          VB_LEAF,       VF_CREATE_TIME},
+    {VB_VOLUME,     "attachmentSet",       VB_ATTSET,     VF_NONE},
+    {VB_VOLUME,     "volumeType",          VB_LEAF,       VF_VOLUME_TYPE},
+    {VB_VOLUME,     "iops",                VB_LEAF,       VF_IOPS},
+    {VB_VOLUME,     "throughput",          VB_LEAF,       VF_THROUGHPUT},
+    {VB_VOLUME,     "encrypted",           VB_LEAF,       VF_ENCRYPTED},
+    {VB_VOLUME,     "multiAttachEnabled",  VB_LEAF,       VF_MULTI_ATTACH},
+    {VB_VOLUME,     "tagSet",              VB_TAGSET,     VF_NONE},
+    {VB_ATTSET,     "item",                VB_ATTACHMENT, VF_NONE},
+    {VB_ATTACHMENT, "volumeId",            VB_LEAF,       VF_A_VOLUME_ID},
+    {VB_ATTACHMENT, "instanceId",          VB_LEAF,       VF_A_INSTANCE_ID},
+    {VB_ATTACHMENT, "device",              VB_LEAF,       VF_A_DEVICE},
+    {VB_ATTACHMENT, "status",              VB_LEAF,       VF_A_STATUS},
+    {VB_ATTACHMENT, "attachTime",          VB_LEAF,       VF_A_ATTACH_TIME},
+    {VB_ATTACHMENT, "deleteOnTermination", VB_LEAF,       VF_A_DELETE_ON_TERMINATION},
+    {VB_TAGSET,     "item",                VB_TAG,        VF_NONE},
+    {VB_TAG,        "key",                 VB_LEAF,       VF_KEY},
+    {VB_TAG,        "value",               VB_LEAF,       VF_VALUE},
+};
+/* clang-format on */
+
+/* Member names for error messages, by field. */
+static const char *const vb_field_names[VF_COUNT] = {
+    [VF_REQUEST_ID] = "requestId",
+    [VF_NEXT_TOKEN] = "nextToken",
+    [VF_VOLUME_ID] = "volumeId",
+    [VF_SIZE] = "size",
+    [VF_SNAPSHOT_ID] = "snapshotId",
+    [VF_AVAILABILITY_ZONE] = "availabilityZone",
+    [VF_STATUS] = "status",
+    [VF_CREATE_TIME] = "createTime",
+    [VF_VOLUME_TYPE] = "volumeType",
+    [VF_IOPS] = "iops",
+    [VF_THROUGHPUT] = "throughput",
+    [VF_ENCRYPTED] = "encrypted",
+    [VF_MULTI_ATTACH] = "multiAttachEnabled",
+    [VF_A_VOLUME_ID] = "volumeId",
+    [VF_A_INSTANCE_ID] = "instanceId",
+    [VF_A_DEVICE] = "device",
+    [VF_A_STATUS] = "status",
+    [VF_A_ATTACH_TIME] = "attachTime",
+    [VF_A_DELETE_ON_TERMINATION] = "deleteOnTermination",
+    [VF_KEY] = "key",
+    [VF_VALUE] = "value",
+};
+
+/* The generic lookup: a linear scan with a string compare per rule of the parent. */
+static int vb_lookup_table(int parent, const char *name, size_t len, uint8_t *field)
+{
+    for (size_t i = 0; i < sizeof vb_rules / sizeof vb_rules[0]; i++) {
+        const vb_rule *r = &vb_rules[i];
+        if (r->parent == parent && strncmp(r->name, name, len) == 0 && r->name[len] == '\0') {
+            *field = r->field;
+            return r->kind;
+        }
+    }
+    *field = VF_NONE;
+    return VB_SKIP;
+}
+
+#define VB_IS(lit) (len == sizeof(lit) - 1 && memcmp(name, lit, sizeof(lit) - 1) == 0)
+
+/* The switch lookup: the parent first, then the length, then one compare. */
+static int vb_lookup_switch(int parent, const char *name, size_t len, uint8_t *field)
+{
+    *field = VF_NONE;
+    switch (parent) {
+    case VB_TAGSET:
+    case VB_ATTSET:
+    case VB_VOLSET:
+        if (VB_IS("item"))
+            return parent == VB_TAGSET ? VB_TAG : parent == VB_ATTSET ? VB_ATTACHMENT : VB_VOLUME;
+        return VB_SKIP;
+    case VB_TAG:
+        if (VB_IS("key"))
+            *field = VF_KEY;
+        else if (VB_IS("value"))
+            *field = VF_VALUE;
+        return *field ? VB_LEAF : VB_SKIP;
+    case VB_VOLUME:
+        switch (len) {
+        case 4:
+            if (VB_IS("size"))
+                *field = VF_SIZE;
+            else if (VB_IS("iops"))
+                *field = VF_IOPS;
+            break;
+        case 6:
+            if (VB_IS("status"))
+                *field = VF_STATUS;
+            else if (VB_IS("tagSet"))
+                return VB_TAGSET;
+            break;
+        case 8:
+            if (VB_IS("volumeId"))
+                *field = VF_VOLUME_ID;
+            break;
+        case 9:
+            if (VB_IS("encrypted"))
+                *field = VF_ENCRYPTED;
+            break;
+        case 10:
+            if (VB_IS("snapshotId"))
+                *field = VF_SNAPSHOT_ID;
+            else if (VB_IS("createTime"))
+                *field = VF_CREATE_TIME;
+            else if (VB_IS("volumeType"))
+                *field = VF_VOLUME_TYPE;
+            else if (VB_IS("throughput"))
+                *field = VF_THROUGHPUT;
+            break;
+        case 13:
+            if (VB_IS("attachmentSet"))
+                return VB_ATTSET;
+            break;
+        case 16:
+            if (VB_IS("availabilityZone"))
+                *field = VF_AVAILABILITY_ZONE;
+            break;
+        case 18:
+            if (VB_IS("multiAttachEnabled"))
+                *field = VF_MULTI_ATTACH;
+            break;
+        default:
+            break;
+        }
+        return *field ? VB_LEAF : VB_SKIP;
+    case VB_ATTACHMENT:
+        if (VB_IS("volumeId"))
+            *field = VF_A_VOLUME_ID;
+        else if (VB_IS("instanceId"))
+            *field = VF_A_INSTANCE_ID;
+        else if (VB_IS("device"))
+            *field = VF_A_DEVICE;
+        else if (VB_IS("status"))
+            *field = VF_A_STATUS;
+        else if (VB_IS("attachTime"))
+            *field = VF_A_ATTACH_TIME;
+        else if (VB_IS("deleteOnTermination"))
+            *field = VF_A_DELETE_ON_TERMINATION;
+        return *field ? VB_LEAF : VB_SKIP;
+    case VB_ROOT:
+        if (VB_IS("requestId"))
+            *field = VF_REQUEST_ID;
+        else if (VB_IS("nextToken"))
+            *field = VF_NEXT_TOKEN;
+        else if (VB_IS("volumeSet"))
+            return VB_VOLSET;
+        return *field ? VB_LEAF : VB_SKIP;
+    default:
+        return VB_SKIP;
+    }
+}
+
+int vb_init(vb *b, hb_volumes *out, hb_vol_error *err, int arena, int fast_lookup)
+{
+    memset(b, 0, sizeof *b);
+    b->out = out;
+    b->err = err;
+    b->arena = arena;
+    b->fast_lookup = fast_lookup;
+    out->owns_strings_ = !arena;
+    b->stack_cap = 32;
+    b->stack = hb_vm_alloc(out, b->stack_cap * sizeof *b->stack);
+    b->tcap = 256;
+    b->text = hb_vm_alloc(out, b->tcap);
+    if (!b->stack || !b->text)
+        return hb_vol_fail(err, HB_ENOMEM, "out of memory");
+    b->stack[0].kind = VB_DOC;
+    b->stack[0].field = VF_NONE;
+    return HB_OK;
+}
+
+void vb_release(vb *b)
+{
+    hb_volumes *v = b->out;
+    if (!v)
+        return;
+    hb_vm_free(v, b->stack);
+    hb_vm_free(v, b->text);
+    hb_vm_free(v, b->stags);
+    hb_vm_free(v, b->satts);
+    b->stack = NULL;
+    b->text = NULL;
+    b->stags = NULL;
+    b->satts = NULL;
+}
+
+/* Grows the array at *p (of *cap elements of size sz) to hold n + 1. */
+static int vb_grow(hb_volumes *v, void **p, size_t *cap, size_t n, size_t sz, size_t first)
+{
+    if (n < *cap)
+        return HB_OK;
+    size_t nc = *cap ? *cap * 2 : first;
+    void *np = hb_vm_realloc(v, *p, nc * sz);
+    if (!np)
+        return HB_ENOMEM;
+    *p = np;
+    *cap = nc;
+    return HB_OK;
+}
+
+static hb_volume *vb_volume(vb *b)
+{
+    return b->out->volumes[b->out->nvolumes - 1];
+}
+
+static hb_vol_attachment *vb_attachment(vb *b)
+{
+    if (b->arena)
+        return b->satts[b->nsatts - 1];
+    hb_volume *vol = vb_volume(b);
+    return vol->attachments[vol->nattachments - 1];
+}
+
+static hb_vol_tag *vb_tag(vb *b)
+{
+    if (b->arena)
+        return b->stags[b->nstags - 1];
+    hb_volume *vol = vb_volume(b);
+    return vol->tags[vol->ntags - 1];
+}
+
+/* A zeroed struct of n bytes: its own block (malloc mode) or from the arena. */
+static void *vb_struct(vb *b, size_t n)
+{
+    void *p = b->arena ? hb_vm_arena(b->out, n, 16) : hb_vm_alloc(b->out, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
+/* Opens a container's struct: a volume, an attachment or a tag, appended to its list of
+ * pointers (arena mode: a scratch list for attachments and tags, moved at the volume's end). */
+static int vb_open_struct(vb *b, int kind)
+{
+    hb_volumes *v = b->out;
+    if (kind == VB_VOLUME) {
+        if (vb_grow(v, (void **)&v->volumes, &b->vcap, v->nvolumes, sizeof *v->volumes, 64))
+            return HB_ENOMEM;
+        hb_volume *vol = vb_struct(b, sizeof *vol);
+        if (!vol)
+            return HB_ENOMEM;
+        v->volumes[v->nvolumes++] = vol;
+        b->tags_cap = b->atts_cap = 0;
+        b->nstags = b->nsatts = 0;
+    } else if (kind == VB_ATTACHMENT) {
+        hb_volume *vol = vb_volume(b);
+        hb_vol_attachment ***list = b->arena ? &b->satts : &vol->attachments;
+        size_t *n = b->arena ? &b->nsatts : &vol->nattachments;
+        size_t *cap = b->arena ? &b->satts_cap : &b->atts_cap;
+        if (vb_grow(v, (void **)list, cap, *n, sizeof **list, b->arena ? 4 : 1))
+            return HB_ENOMEM;
+        hb_vol_attachment *a = vb_struct(b, sizeof *a);
+        if (!a)
+            return HB_ENOMEM;
+        (*list)[(*n)++] = a;
+    } else if (kind == VB_TAG) {
+        hb_volume *vol = vb_volume(b);
+        hb_vol_tag ***list = b->arena ? &b->stags : &vol->tags;
+        size_t *n = b->arena ? &b->nstags : &vol->ntags;
+        size_t *cap = b->arena ? &b->stags_cap : &b->tags_cap;
+        if (vb_grow(v, (void **)list, cap, *n, sizeof **list, b->arena ? 32 : 4))
+            return HB_ENOMEM;
+        hb_vol_tag *t = vb_struct(b, sizeof *t);
+        if (!t)
+            return HB_ENOMEM;
+        (*list)[(*n)++] = t;
+    }
+    return HB_OK;
+}
+
+/* Arena mode: a volume ends; its lists of tags and attachments move from scratch to the arena. */
+static int vb_close_volume(vb *b)
+{
+    if (!b->arena)
+        return HB_OK;
+    hb_volume *vol = vb_volume(b);
+    if (b->nstags) {
+        size_t n = b->nstags * sizeof *b->stags;
+        hb_vol_tag **t = hb_vm_arena(b->out, n, alignof(hb_vol_tag *));
+        if (!t)
+            return HB_ENOMEM;
+        memcpy(t, b->stags, n);
+        vol->tags = t;
+        vol->ntags = b->nstags;
+    }
+    if (b->nsatts) {
+        size_t n = b->nsatts * sizeof *b->satts;
+        hb_vol_attachment **a = hb_vm_arena(b->out, n, alignof(hb_vol_attachment *));
+        if (!a)
+            return HB_ENOMEM;
+        memcpy(a, b->satts, n);
+        vol->attachments = a;
+        vol->nattachments = b->nsatts;
+    }
+    b->nstags = b->nsatts = 0;
+    return HB_OK;
+}
+
+int vb_start(vb *b, const char *name, size_t len)
+{
+    b->out->elements++;
+    if (b->depth + 1 == b->stack_cap) {
+        size_t nc = b->stack_cap * 2;
+        vb_frame *ns = hb_vm_realloc(b->out, b->stack, nc * sizeof *ns);
+        if (!ns)
+            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+        b->stack = ns;
+        b->stack_cap = nc;
+    }
+    int parent = b->stack[b->depth].kind;
+    vb_frame *f = &b->stack[++b->depth];
+    if (parent == VB_DOC) {
+        f->kind = VB_ROOT;
+        f->field = VF_NONE;
+        return HB_OK;
+    }
+    if (parent == VB_SKIP || parent == VB_LEAF) {
+        f->kind = VB_SKIP;
+        f->field = VF_NONE;
+        return HB_OK;
+    }
+    const char *colon = memchr(name, ':', len);
+    if (colon) {
+        const char *last = name + len;
+        while (last[-1] != ':')
+            last--;
+        len -= (size_t)(last - name);
+        name = last;
+    }
+    uint8_t field;
+    int kind = b->fast_lookup ? vb_lookup_switch(parent, name, len, &field)
+                              : vb_lookup_table(parent, name, len, &field);
+    f->kind = (uint8_t)kind;
+    f->field = field;
+    if (kind == VB_LEAF) {
+        b->tlen = 0;
+        b->has_direct = 0;
+        return HB_OK;
+    }
+    if (kind == VB_VOLUME || kind == VB_ATTACHMENT || kind == VB_TAG) {
+        if (vb_open_struct(b, kind) != HB_OK)
+            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+    }
+    return HB_OK;
+}
+
+int vb_text(vb *b, const char *s, size_t n)
+{
+    if (b->stack[b->depth].kind != VB_LEAF)
+        return HB_OK;
+    if (b->tcap - b->tlen < n) {
+        size_t nc = b->tcap;
+        while (nc - b->tlen < n)
+            nc *= 2;
+        char *nt = hb_vm_realloc(b->out, b->text, nc);
+        if (!nt)
+            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+        b->text = nt;
+        b->tcap = nc;
+    }
+    memcpy(b->text + b->tlen, s, n);
+    b->tlen += n;
+    return HB_OK;
+}
+
+/* Parses an integer member: optional '-', 1 to 19 digits, within int64. */
+static int vb_parse_int(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (n > 0 && s[0] == '-') {
+        neg = 1;
+        i = 1;
+    }
+    if (i == n || n - i > 19)
+        return -1;
+    uint64_t v = 0;
+    for (; i < n; i++) {
+        unsigned d = (unsigned char)s[i] - (unsigned)'0';
+        if (d > 9)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return -1;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+static int vb_parse_bool(const char *s, size_t n, uint8_t *out)
+{
+    if (n == 4 && memcmp(s, "true", 4) == 0)
+        *out = 1;
+    else if (n == 5 && memcmp(s, "false", 5) == 0)
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+/* The first at most VB_QUOTE_MAX bytes of a bad value, quoted for an error message on one line:
+ * printable ASCII as is, '\\' and '\'' escaped, \n \r \t, other control bytes and bytes that
+ * are not part of a whole UTF-8 character as \xNN; UTF-8 characters kept whole (the cut falls
+ * between characters). "..." follows when the value was cut. Writes at most cap bytes. */
+#define VB_QUOTE_MAX 40
+static void vb_quote(char *dst, size_t cap, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t lim = n > VB_QUOTE_MAX ? VB_QUOTE_MAX : n, o = 0, i = 0;
+    while (i < lim && cap - o > 8) {
+        unsigned c = u[i];
+        size_t k = c >= 0xc2 && c <= 0xdf   ? 2
+                   : c >= 0xe0 && c <= 0xef ? 3
+                   : c >= 0xf0 && c <= 0xf4 ? 4
+                                            : 0;
+        if (k) {
+            if (i + k > lim && i + k <= n)
+                break; /* the character straddles the cut: leave it out */
+            size_t j = 1;
+            while (j < k && i + j < n && (u[i + j] & 0xc0) == 0x80)
+                j++;
+            if (j == k) {
+                memcpy(dst + o, u + i, k);
+                o += k;
+                i += k;
+                continue;
+            }
+        }
+        if (c == '\\' || c == '\'') {
+            dst[o++] = '\\';
+            dst[o++] = (char)c;
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            dst[o++] = '\\';
+            dst[o++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+        } else if (c < 0x20 || c >= 0x7f) {
+            o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", c);
+        } else {
+            dst[o++] = (char)c;
+        }
+        i++;
+    }
+    if (i < n && cap - o > 3) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
+    }
+    dst[o] = '\0';
+}
+
+/* The member's typed value failed to parse: "size: not an integer: 'x'" (the value quoted by
+ * vb_quote, so the message stays one line). */
+static int vb_bad_value(vb *b, int field, const char *what, const char *s, size_t n)
+{
+    hb_vol_error *e = b->err;
+    char q[4 * VB_QUOTE_MAX + 8];
+    vb_quote(q, sizeof q, s, n);
+    snprintf(e->msg, sizeof e->msg, "%s: %s: '%s'", vb_field_names[field], what, q);
+    e->reason = e->msg;
+    return HB_ERANGE;
+}
+
+/* A timestamp member the RFC 3339 parser rejects: "createTime: <rule> at byte N: '...'". */
+static int vb_bad_time(vb *b, int field, int rc, const hb_rfc3339_error *e, const char *s, size_t n)
+{
+    hb_vol_error *err = b->err;
+    char q[4 * VB_QUOTE_MAX + 8];
+    vb_quote(q, sizeof q, s, n);
+    snprintf(err->msg, sizeof err->msg, "%s: not an RFC 3339 timestamp (%s at byte %zu): '%s'",
+             vb_field_names[field], rc == HB_EINVAL ? "invalid" : hb_rfc3339_rule_str(e->rule),
+             e->pos, q);
+    err->reason = err->msg;
+    return HB_ERANGE;
+}
+
+/* Stores the leaf's string: copied unless handed over directly. */
+static int vb_store(vb *b, hb_vol_str *dst, const char *s, size_t n, int direct)
+{
+    if (direct) {
+        if (b->out->owns_strings_) {
+            /* a malloc-mode result owns every string: copy */
+            direct = 0;
+        } else {
+            dst->s = s;
+            dst->len = n;
+            return HB_OK;
+        }
+    }
+    char *p;
+    if (b->arena) {
+        p = hb_vm_arena(b->out, n ? n : 1, 1);
+    } else {
+        hb_vm_free(b->out, (void *)dst->s); /* a leaf given twice keeps the last */
+        dst->s = NULL;
+        p = hb_vm_alloc(b->out, n ? n : 1);
+    }
+    if (!p)
+        return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+    memcpy(p, s, n);
+    dst->s = p;
+    dst->len = n;
+    return HB_OK;
+}
+
+static int vb_commit_leaf(vb *b, int field)
+{
+    const char *s = b->has_direct ? b->direct : b->text;
+    size_t n = b->has_direct ? b->dlen : b->tlen;
+    int direct = b->has_direct;
+    b->has_direct = 0;
+    hb_volumes *v = b->out;
+    hb_volume *vol = NULL;
+    if (field >= VF_VOLUME_ID && field <= VF_MULTI_ATTACH)
+        vol = vb_volume(b);
+    switch (field) {
+    case VF_REQUEST_ID:
+        return vb_store(b, &v->request_id, s, n, direct);
+    case VF_NEXT_TOKEN:
+        return vb_store(b, &v->next_token, s, n, direct);
+    case VF_VOLUME_ID:
+        return vb_store(b, &vol->volume_id, s, n, direct);
+    case VF_SNAPSHOT_ID:
+        return vb_store(b, &vol->snapshot_id, s, n, direct);
+    case VF_AVAILABILITY_ZONE:
+        return vb_store(b, &vol->availability_zone, s, n, direct);
+    case VF_STATUS:
+        return vb_store(b, &vol->status, s, n, direct);
+    case VF_CREATE_TIME: {
+        hb_rfc3339_error e = {0, 0};
+        int rc = hb_rfc3339_parse(s, n, &vol->create_instant, &e);
+        if (rc != HB_OK)
+            return vb_bad_time(b, field, rc, &e, s, n);
+        return vb_store(b, &vol->create_time, s, n, direct);
+    }
+    case VF_VOLUME_TYPE:
+        return vb_store(b, &vol->volume_type, s, n, direct);
+    case VF_SIZE:
+    case VF_IOPS:
+    case VF_THROUGHPUT: {
+        int64_t x;
+        if (vb_parse_int(s, n, &x) != 0)
+            return vb_bad_value(b, field, "not an integer", s, n);
+        if (field == VF_SIZE) {
+            vol->size = x;
+            vol->present |= HB_VOL_HAS_SIZE;
+        } else if (field == VF_IOPS) {
+            vol->iops = x;
+            vol->present |= HB_VOL_HAS_IOPS;
+        } else {
+            vol->throughput = x;
+            vol->present |= HB_VOL_HAS_THROUGHPUT;
+        }
+        return HB_OK;
+    }
+    case VF_ENCRYPTED:
+    case VF_MULTI_ATTACH: {
+        uint8_t x;
+        if (vb_parse_bool(s, n, &x) != 0)
+            return vb_bad_value(b, field, "not a boolean (true or false)", s, n);
+        if (field == VF_ENCRYPTED) {
+            vol->encrypted = x;
+            vol->present |= HB_VOL_HAS_ENCRYPTED;
+        } else {
+            vol->multi_attach_enabled = x;
+            vol->present |= HB_VOL_HAS_MULTI_ATTACH;
+        }
+        return HB_OK;
+    }
+    case VF_A_VOLUME_ID:
+        return vb_store(b, &vb_attachment(b)->volume_id, s, n, direct);
+    case VF_A_INSTANCE_ID:
+        return vb_store(b, &vb_attachment(b)->instance_id, s, n, direct);
+    case VF_A_DEVICE:
+        return vb_store(b, &vb_attachment(b)->device, s, n, direct);
+    case VF_A_STATUS:
+        return vb_store(b, &vb_attachment(b)->status, s, n, direct);
+    case VF_A_ATTACH_TIME: {
+        hb_rfc3339_error e = {0, 0};
+        hb_vol_attachment *a = vb_attachment(b);
+        int rc = hb_rfc3339_parse(s, n, &a->attach_instant, &e);
+        if (rc != HB_OK)
+            return vb_bad_time(b, field, rc, &e, s, n);
+        return vb_store(b, &a->attach_time, s, n, direct);
+    }
+    case VF_A_DELETE_ON_TERMINATION: {
+        uint8_t x;
+        if (vb_parse_bool(s, n, &x) != 0)
+            return vb_bad_value(b, field, "not a boolean (true or false)", s, n);
+        hb_vol_attachment *a = vb_attachment(b);
+        a->delete_on_termination = x;
+        a->present |= HB_VOL_HAS_DELETE_ON_TERMINATION;
+        return HB_OK;
+    }
+    case VF_KEY:
+        return vb_store(b, &vb_tag(b)->key, s, n, direct);
+    case VF_VALUE:
+        return vb_store(b, &vb_tag(b)->value, s, n, direct);
+    default:
+        return HB_OK;
+    }
+}
+
+int vb_end(vb *b, const char *name, size_t len)
+{
+    vb_frame f = b->stack[b->depth];
+    b->depth--;
+    if (!b->fast_lookup && f.kind != VB_ROOT && f.kind != VB_SKIP && b->depth > 0) {
+        /* the generic shape: the end tag's name is looked up again to find the member */
+        const char *colon = memchr(name, ':', len);
+        if (colon) {
+            const char *last = name + len;
+            while (last[-1] != ':')
+                last--;
+            len -= (size_t)(last - name);
+            name = last;
+        }
+        uint8_t field;
+        int kind = vb_lookup_table(b->stack[b->depth].kind, name, len, &field);
+        if (kind != f.kind || field != f.field)
+            return hb_vol_fail(b->err, HB_EPARSE, "end tag does not match its start");
+    }
+    switch (f.kind) {
+    case VB_LEAF:
+        return vb_commit_leaf(b, f.field);
+    case VB_VOLUME:
+        if (vb_close_volume(b) != HB_OK)
+            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+        return HB_OK;
+    default:
+        return HB_OK;
+    }
+}
+
+int vb_finish(vb *b)
+{
+    /* the parsers only report a complete document; this keeps the builder honest about it */
+    if (b->depth != 0)
+        return hb_vol_fail(b->err, HB_ETRUNC, "document ends inside an element");
+    return HB_OK;
+}
