@@ -4,8 +4,8 @@ manifest (a "demo" case: one group, its yardstick "ref", two strategies, one vie
 baseline and current run JSONs, `scripts/gate.py compare` reports the group's rows, passes on
 unchanged times and flags each regression injected into the current run, naming the benchmark
 and the check. No hotbench and no valgrind: the runs are written here (fixed seeds).
-Prints one line per check and 'N passed, M failed' (HB_TEST_VERBOSE=1: every table too); exits 1 on
-a failure."""
+Prints one line per check and 'N passed, M failed' (HB_TEST_VERBOSE=1: every table too); exits
+1 on a failure."""
 
 import json
 import os

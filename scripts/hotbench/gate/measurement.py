@@ -50,7 +50,7 @@ def _json(path):
 class Measurement:
     """A directory written by `measure`: the timed run (one or more run*.json) and the
     instruction counts (instructions*.json), the fingerprint, the settings, the confirmation
-    run, and the manifest the first run carries."""
+    run."""
 
     def __init__(self, path):
         self.path = path
@@ -63,7 +63,12 @@ class Measurement:
         self.settings = _json(os.path.join(path, "settings.json"))
         cf = os.path.join(path, "confirm.json")
         self.confirm = load_run(cf) if os.path.exists(cf) else None
+
+    @property
+    def manifest(self):
+        """The manifest the first run carries (the current measurement's is the one the checks
+        read: a baseline from before the manifest still compares)."""
         try:
-            self.manifest = self.runs[0]["run"].manifest
+            return self.runs[0]["run"].manifest
         except ManifestError as e:
             die(str(e))
