@@ -45,10 +45,12 @@ class Run:
 
     rows:       iteration rows (one per repetition) that ran: dicts with family (the group),
                 strategy, params, t (seconds per iteration of real time), cpu (seconds of CPU
-                time), counters (the row's other numeric fields), rep (repetition index).
+                time), counters (the row's other numeric fields), rep (repetition index), name
+                (the benchmark's run_name).
     skipped:    rows the harness refused on purpose, once per argument tuple: family, strategy,
-                params, message, counters and predicted_s (the hb_predicted_s field: the
-                predicted time of a size over the budget; None for other refusals).
+                params, name (the benchmark's run_name), message, counters and predicted_s (the
+                hb_predicted_s field: the predicted time of a size over the budget; None for
+                other refusals).
     failed:     rows that failed verification or errored ('error: ...'), same fields.
     complexity: (family, strategy) -> the class google-benchmark reported in its _BigO rows.
     manifest:   the Manifest the run carries (ManifestError when it has none), or the one given.
@@ -76,7 +78,7 @@ class Run:
             msg = b.get("error_message", "")
             counters = _counters(b)
             row = dict(family=family, strategy=strategy, params=params, message=msg,
-                       counters=counters, predicted_s=counters.get("hb_predicted_s"))
+                       counters=counters, predicted_s=counters.get("hb_predicted_s"), name=name)
             (self.skipped if msg.startswith(SKIP_PREFIX) else self.failed).append(row)
             return
         if b.get("run_type") == "aggregate":

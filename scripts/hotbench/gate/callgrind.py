@@ -1,0 +1,96 @@
+"""callgrind - instructions per iteration of the small sizes under valgrind's callgrind
+(settings' ir_filter, from the manifest's gate.ir_select), one iteration each: deterministic
+counts. harness/hb_shim.cc counts the timed loop alone (see HB_CALLGRIND there): each benchmark's
+dump is described "hb:<group>/<strategy>|<args>|<iterations>".
+"""
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+
+from .measurement import load_run
+
+DESC = "desc: Trigger: Client Request: hb:"
+
+
+def names_by_args(run):
+    """(group/strategy, argument values) -> benchmark name, from the names of the same run."""
+    names = {}
+    for name, row in run["rows"].items():
+        fam = "/".join(p for p in name.split("/") if ":" not in p and p != "real_time")
+        names[(fam, tuple(int(v) if isinstance(v, int) else v
+                          for v in row["params"].values()))] = name
+    return names
+
+
+def read_dump(path):
+    """(description, total instructions) of one callgrind dump, None for either not found."""
+    desc, total = None, None
+    with open(path) as f:
+        for line in f:
+            if line.startswith(DESC):
+                desc = line.split("hb:", 1)[1].strip()
+            elif line.startswith(("summary:", "totals:")):
+                total = int(line.split()[1])
+                break
+    return desc, total
+
+
+def per_benchmark(work, names):
+    """{name: {instructions, iterations, per_iteration}} from the dumps in work."""
+    benches = {}
+    for path in glob.glob(os.path.join(work, "cg.out.*")):
+        desc, total = read_dump(path)
+        if desc is None or total is None:
+            continue
+        fam, args, iters = desc.split("|")
+        key = (fam, tuple(int(a) for a in args.split(",")) if args else ())
+        name = names.get(key)
+        if name is None:
+            continue  # a run whose result was not reported (an estimate of iterations)
+        benches[name] = dict(instructions=total, iterations=int(iters),
+                             per_iteration=total / max(int(iters), 1))
+    return benches
+
+
+def measure_instructions(hotbench, logdir, settings, ctx, suffix, log, run_cmd):
+    """Instructions per iteration of each benchmark of settings['ir_filter'] under callgrind:
+    {"valgrind": version, "command": ..., "benchmarks": {name: {per_iteration, instructions,
+    iterations}}} or {"unavailable": why}. run_cmd(cmd, logfile, settings) runs a command."""
+    valgrind = shutil.which("valgrind")
+    if "-fsanitize" in ctx.get("hb_build_flags", ""):
+        return {"unavailable": "a sanitizer build (%s): valgrind cannot run it" %
+                ctx.get("hb_build_flags").strip()}
+    if not valgrind:
+        return {"unavailable": "valgrind is not installed (scripts/deps.sh installs it)"}
+    if not settings.get("ir_filter"):
+        return {"unavailable": "no group of the manifest selects instruction counts "
+                               "(gate.ir_select)"}
+    version = subprocess.run([valgrind, "--version"], capture_output=True,
+                             text=True).stdout.strip()
+    work = tempfile.mkdtemp(prefix="hb-callgrind-")
+    try:
+        out_json = os.path.join(work, "run.json")
+        cmd = [valgrind, "--tool=callgrind", "--instr-atstart=no",
+               "--callgrind-out-file=" + os.path.join(work, "cg.out"), hotbench,
+               "--hb_profile=" + settings["profile"], "--hb_budget=%g" % settings["budget_s"],
+               "--hb_repetitions=1", "--benchmark_min_time=1e-9",
+               "--benchmark_filter=" + settings["ir_filter"],
+               "--benchmark_out=" + out_json, "--benchmark_out_format=json"]
+        log("gate: instruction counts: " + " ".join(
+            ["%s=%s" % kv for kv in settings.get("env", {}).items()] + cmd))
+        logf = os.path.join(logdir, "instructions%s.log" % suffix)
+        rc = run_cmd(cmd, logf, settings)
+        if rc not in (0, 1) or not os.path.exists(out_json):
+            return {"unavailable": "callgrind run failed (exit %d), see %s" % (rc, logf),
+                    "valgrind": version}
+        benches = per_benchmark(work, names_by_args(load_run(out_json)))
+        if not benches:
+            return {"unavailable": "callgrind produced no per-benchmark counts (is hotbench "
+                                   "built with valgrind/callgrind.h? see harness/hb_shim.cc)",
+                    "valgrind": version}
+        return {"valgrind": version, "command": " ".join(cmd), "benchmarks": benches}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
