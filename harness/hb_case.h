@@ -91,7 +91,8 @@ typedef struct hb_group_desc {
     const char *gate_ir_select; /* the same for the callgrind instruction counts; NULL = none */
 } hb_group_desc;
 
-/* A whole-process run: a generator and a decoder command on its output (scripts/e2e.py). */
+/* A whole-process run: a generator and a decoder command on its output
+ * (scripts/hotbench/e2e.py). */
 typedef struct hb_e2e_desc {
     const char *key;        /* e.g. "rfc3339" */
     const char *group;      /* the group whose in-process rows it corresponds to */
