@@ -17,7 +17,7 @@ import json
 import os
 
 from .manifest import Manifest, ManifestError
-from .peers import TOP, drivers
+from .peers import TOP, drivers, load_driver
 from .style import plt, save
 from .units import TIME_UNIT
 
@@ -89,12 +89,32 @@ def bars(outdir, name, title, xlabel, rows, link_prefix, secs=True):
 
 
 def _manifest(p, c):
+    """The manifest of the peers JSON, else of the run JSON, else build/hotbench's, or None."""
     for ctx, origin in ((p.get('context'), 'the peers JSON'), (c.context, 'the run JSON')):
         try:
             return Manifest.from_context(ctx, origin)
         except ManifestError:
             continue
-    return Manifest.from_binary(os.path.join(TOP, 'build', 'hotbench'))
+    try:
+        return Manifest.from_binary(os.path.join(TOP, 'build', 'hotbench'))
+    except (ManifestError, ValueError):
+        return None
+
+
+def _drivers(p, manifest):
+    """{case: driver} from the manifest; without one (a peers JSON and a run JSON older than the
+    manifest, and no build), the drivers where docs/manifest.md puts them,
+    cases/<case>/peers/driver.py, for the cases the peers JSON holds."""
+    if manifest:
+        return drivers(manifest)
+    names = [k for k, v in p.items() if isinstance(v, dict) and k not in
+             ('context', 'skipped_cases')] + sorted(p.get('skipped_cases') or {})
+    out = {}
+    for case in names:
+        path = os.path.join('cases', case, 'peers', 'driver.py')
+        if os.path.exists(os.path.join(TOP, path)):
+            out[case] = load_driver(case, path)
+    return out
 
 
 def how_to(manifest=None):
@@ -114,7 +134,7 @@ def _skipped(p, manifest, drv):
     sk = p.get('skipped_cases')
     if not isinstance(sk, dict):
         return []
-    titles = {c['name']: c['title'] for c in manifest.cases}
+    titles = {c['name']: c['title'] for c in (manifest.cases if manifest else [])}
     md = []
     for case, why in sorted(sk.items()):
         why = why if isinstance(why, dict) else {}
@@ -130,10 +150,7 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
     """Markdown for the report; charts written into outdir (see the module docstring)."""
     c = CRun(run_json_path_or_None)
     if not peers_json_path or not os.path.exists(peers_json_path):
-        try:
-            return how_to(_manifest({}, c)) + '\n'
-        except (ManifestError, ValueError):
-            return how_to() + '\n'
+        return how_to(_manifest({}, c)) + '\n'
     with open(peers_json_path) as f:
         p = json.load(f)
     if p.get('schema') != 'hotbench-peers/1':
@@ -142,7 +159,7 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
     if link_prefix is None:
         link_prefix = os.path.basename(os.path.normpath(outdir)) + '/'
     manifest = _manifest(p, c)
-    drv = drivers(manifest)
+    drv = _drivers(p, manifest)
     ctx = p.get('context', {})
     md = ['From `%s` (%s, %s; %s; Ruby %s; Python %s). The machine is shared: figures are '
           'indicative. %s' % (
