@@ -91,7 +91,8 @@ typedef struct hb_group_desc {
     const char *gate_ir_select; /* the same for the callgrind instruction counts; NULL = none */
 } hb_group_desc;
 
-/* A whole-process run: a generator and a decoder command on its output (scripts/e2e.py). */
+/* A whole-process run: a generator and a decoder command on its output
+ * (scripts/hotbench/e2e.py). */
 typedef struct hb_e2e_desc {
     const char *key;        /* e.g. "rfc3339" */
     const char *group;      /* the group whose in-process rows it corresponds to */
@@ -102,6 +103,23 @@ typedef struct hb_e2e_desc {
     double items;           /* items in the input */
     const char *item_unit;  /* e.g. "timestamps" */
     int large;              /* nonzero: the 1.7 GB kind (fewer runs) */
+    /* How each strategy's output is checked before it is timed (docs/manifest.md):
+     * "output": byte for byte against the reference strategy's output on the same input;
+     * "crc32-sidecar": the input is hotbench's own cache (filled by the in-process reference
+     * benchmark, a <name>.body beside a <name>.info holding the payload's size and crc32): the
+     * output's size and crc32 must match the sidecar's (for outputs too large to keep). */
+    const char *check;
+    const char *items_counter; /* items 0: the counter of the in-process row that counts them */
+    const char *size_option;   /* the hotbench-gen option e2e's --size sets (the large kind), or
+                                * NULL; the in-process argument whose value is items follows */
+    const char *const *strategy_args; /* "strategy: arg ...": decoder arguments for one
+                                       * strategy; {items} is the input's items. NULL-terminated */
+    const char *const *skip;  /* "strategy: why": strategies not run as a process, NULL-term. */
+    const char *const *alt_gen_args; /* a second input for the strategies alt_select matches */
+    const char *alt_select;   /* extended regex over strategy names, or NULL */
+    const char *alt_check;    /* their check: "output-ms": the reference's output on the main
+                               * input, "<s> <ns>" lines with ns rounded down to milliseconds */
+    int startup;              /* nonzero: also time the reference on an empty input (start-up) */
 } hb_e2e_desc;
 
 /* A peer: the real library of the incident, run by the case's own driver. */

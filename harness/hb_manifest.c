@@ -144,6 +144,15 @@ static void put_e2e(FILE *f, const hb_e2e_desc *e)
         put_key(f, "items", 0), put_num(f, e[i].items);
         put_key(f, "item_unit", 0), put_str(f, e[i].item_unit);
         put_key(f, "large", 0), fputs(e[i].large ? "true" : "false", f);
+        put_key(f, "check", 0), put_str(f, e[i].check ? e[i].check : "output");
+        put_key(f, "items_counter", 0), put_str(f, e[i].items_counter);
+        put_key(f, "size_option", 0), put_str(f, e[i].size_option);
+        put_key(f, "strategy_args", 0), put_list(f, e[i].strategy_args);
+        put_key(f, "skip", 0), put_list(f, e[i].skip);
+        put_key(f, "alt_gen_args", 0), put_list(f, e[i].alt_gen_args);
+        put_key(f, "alt_select", 0), put_str(f, e[i].alt_select);
+        put_key(f, "alt_check", 0), put_str(f, e[i].alt_check);
+        put_key(f, "startup", 0), fputs(e[i].startup ? "true" : "false", f);
         fputc('}', f);
     }
     fputc(']', f);

@@ -41,6 +41,6 @@ expect "the java.time peer runs without httpcore's jar" 0 "every peer agrees" \
 expect "the httpcore peer is skipped, naming the package" 77 "libhttpcore-java" \
     --verify --case bufgrow --build "$tools" --work "$work/bufgrow"
 expect "--check names the skipped case and its package" 0 "bufgrow skipped: missing libhttpcore-java" \
-    --check
+    --check --build "$tools"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

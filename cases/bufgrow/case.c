@@ -61,11 +61,14 @@ static const char *const gen_chunked[] = {"chunked", NULL};
 static const char *const gen_chunked_gz[] = {"chunked", "--gzip", NULL};
 static const char *const dec_identity[] = {"dechunk", NULL};
 static const char *const dec_gzip[] = {"dechunk", "--gunzip", NULL};
+static const char *const exact_args[] = {"exact: --size-hint {items}", NULL};
 static const hb_e2e_desc e2e[] = {
     {"dechunk", "bufgrow", gen_chunked, dec_identity, "exact",
-     "bufgrow/%s/size:1700000000/read:4096/real_time", 1.7e9, "bytes", 1},
+     "bufgrow/%s/size:1700000000/read:4096/real_time", 1.7e9, "bytes", 1,
+     .check = "crc32-sidecar", .size_option = "--size", .strategy_args = exact_args},
     {"dechunk-gzip", "bufgrow-gzip", gen_chunked_gz, dec_gzip, "exact",
-     "bufgrow-gzip/%s/size:1700000000/read:4096/real_time", 1.7e9, "bytes", 1},
+     "bufgrow-gzip/%s/size:1700000000/read:4096/real_time", 1.7e9, "bytes", 1,
+     .check = "crc32-sidecar", .size_option = "--size", .strategy_args = exact_args},
     {NULL},
 };
 

@@ -59,10 +59,14 @@ static const hb_group_desc groups[] = {
 
 static const char *const gen_ts[] = {"timestamps", "--rows", "100000", "--encoding", "rfc3339",
                                      "--seed", "20210304", NULL};
+/* the millis strategies read the UNIX_MILLIS column of the same instants */
+static const char *const gen_ms[] = {"timestamps", "--rows", "100000", "--encoding", "millis",
+                                     "--seed", "20210304", NULL};
 static const char *const dec_ts[] = {"rfc3339", NULL};
 static const hb_e2e_desc e2e[] = {
     {"rfc3339", "rfc3339", gen_ts, dec_ts, "scalar", "rfc3339/%s/rows:100000/real_time", 1e5,
-     "timestamps", 0},
+     "timestamps", 0, .check = "output", .alt_gen_args = gen_ms, .alt_select = "^millis",
+     .alt_check = "output-ms", .startup = 1},
     {NULL},
 };
 
