@@ -462,7 +462,7 @@ class Bench:
         self.record("e2e", cmd, rc, tail, secs, new_output(before))
 
     def peers(self):
-        check = [PYTHON, os.path.join("scripts", "peers.py"), "--check"]
+        check = [PYTHON, os.path.join("scripts", "peers.py"), "--check", "--build", self.a.build]
         out = subprocess.run(check, cwd=TOP, capture_output=True, text=True)
         if out.returncode != 0:
             why = " ".join(out.stderr.split()) or "exit %d" % out.returncode
