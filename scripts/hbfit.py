@@ -7,12 +7,17 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hotbench.fit import (VALIDATION_LIMIT, WIDE_INTERVAL, PiecewiseFit, PowerFit,  # noqa: E402,F401
-                          SumFit, additive_copies, bounded, fmt_interval, medians,
+from hotbench.fit import (VALIDATION_LIMIT, WIDE_INTERVAL, PiecewiseFit,  # noqa: E402
+                          PowerFit, SumFit, additive_copies, bounded, fmt_interval, medians,
                           model_bits, piecewise_fit, piecewise_views, step_interval,
                           summarize, validate)
-from hotbench.runjson import Run, parse_name  # noqa: E402,F401
-from hotbench.units import TIME_UNIT, fmt_time  # noqa: E402,F401
+from hotbench.runjson import Run, parse_name  # noqa: E402
+from hotbench.units import TIME_UNIT, fmt_time  # noqa: E402
+
+__all__ = ["VALIDATION_LIMIT", "WIDE_INTERVAL", "PiecewiseFit", "PowerFit", "SumFit",
+           "additive_copies", "bounded", "fmt_interval", "medians", "model_bits",
+           "piecewise_fit", "piecewise_views", "step_interval", "summarize", "validate", "Run",
+           "parse_name", "TIME_UNIT", "fmt_time", "httpcore_fit"]
 
 
 def httpcore_fit(run, strategy, fit_min=64 << 20, leave_out_largest=False):

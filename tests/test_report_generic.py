@@ -12,7 +12,6 @@ Prints one line per check and 'N passed, M failed'; exits 1 on a failure.
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))

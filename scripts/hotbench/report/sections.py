@@ -9,7 +9,7 @@ import numpy as np
 from .. import fit as hbfit
 from ..units import fmt_bytes, fmt_time
 from . import catalogue
-from .missing import missing_note, missing_sentence  # noqa: F401 (re-exported)
+from .missing import missing_note
 from .views import (FIT_MIN_SMALL, LLC_REGIME, fit_view, last_level_cache, prod_time,
                     views)
 

@@ -13,7 +13,7 @@ companion view (fit.SumFit).
 import numpy as np
 
 from .. import fit as hbfit
-from ..units import fmt_bytes, fmt_time
+from ..units import fmt_time
 
 LLC_REGIME = "2x-llc"
 # Stands in when the run's context reports no caches (some VMs expose none): the project's VMs'.
