@@ -91,8 +91,8 @@ def chart_bars(ctx, v, heading):
     if f and not items:
         md += [_missing_at_production(ctx, v), ""]
     png = charts.bars(items, ctx.stem(v.key + "-bars"), "%s at %s (median, min-max of the "
-                      "repetitions; the ratio to `%s` printed)" % (v.per_label, v.prod_label,
-                                                                    v.ref),
+                      "repetitions; the ratio to `%s` printed)" % (
+                          v.per_label, v.prod_label, v.ref or items[0][0] if items else ""),
                       log_label(v.per_label), ref=v.ref)
     return md + link(png, v.key + " bars")
 
@@ -114,7 +114,7 @@ def chart_per_element(ctx, v, heading):
             nse.append((s, vals))
     nse.sort(key=lambda x: np.median(x[1]))
     png = charts.bars(nse, ctx.stem(v.key + "-per-element"), "ns per element at %s (median, "
-                      "min-max; the ratio to `%s` printed)" % (v.prod_label, v.ref),
+                      "min-max; the ratio to `%s` printed)" % (v.prod_label, v.ref or nse[0][0]),
                       "time per element (ns, log scale)", ref=v.ref) if nse else None
     return link(png, v.key + " per element")
 
@@ -224,8 +224,11 @@ def run_manifest(ctx):
 
 
 def _widths(run, v, strategy):
-    """The capacity widths of strategy the run has (timed or skipped), and the model's own."""
+    """The capacity widths of strategy the run has (timed or skipped), and the model's own; the
+    model's alone when the view names no width argument."""
     full = v.fixed.get(v.width_arg, v.model_bits(strategy))
+    if not v.width_arg:
+        return [full]
     seen = {r["params"].get(v.width_arg) for r in run.select(v.family, strategy)}
     seen |= {r["params"].get(v.width_arg) for r in run.skipped
              if r["family"] == v.family and r["strategy"] == strategy}
@@ -235,16 +238,17 @@ def _widths(run, v, strategy):
 def _cliff_panel(ctx, v, main, main_row, strategy, bits, notes):
     """(panel, table row) of one strategy and width, or None (a sentence added to notes)."""
     run = ctx.run
-    N, t = run.series(v.family, strategy, v.x, **{v.width_arg: bits})
+    at = {v.width_arg: bits} if v.width_arg else v.fixed
+    N, t = run.series(v.family, strategy, v.x, **at)
     L = 2 ** (bits - 2)
     if not (N > L).any():  # the sizes past the threshold are the measurement
-        sk = [r for r in run.skipped_at(v.family, strategy, **{v.width_arg: bits})
+        sk = [r for r in run.skipped_at(v.family, strategy, **at)
               if r["params"].get(v.x, 0) > L]
         notes.append(missing_sentence(
             "`%s/%s/%s:%d` past %s" % (v.family, strategy, v.width_arg, bits, fmt_bytes(L)),
             "^%s/%s/%s:%d/" % (v.family, strategy, v.width_arg, bits), sk))
         return None
-    if bits == v.fixed.get(v.width_arg) and main_row is not None:
+    if bits == v.fixed.get(v.width_arg, bits) and main_row is not None:
         mN, mt = main_row["series"]
         keep = mN >= ctx.limit
         N, t = np.concatenate([mN[keep], N]), np.concatenate([mt[keep], t])

@@ -29,6 +29,11 @@ def in_process_sections(run, status, stem, environment):
         md += ["- `%s/%s/%s`: %s" % (r["family"], r["strategy"], "/".join(
             "%s:%s" % kv for kv in r["params"].items()), r["message"][:300]) for r in run.failed]
         md += [""]
+    unknown = [f for f in run.families() if run.manifest.group(f) is None]
+    if unknown:
+        md += ["**Not reported: %s**: the run has benchmarks of these groups but its manifest "
+               "does not describe them (add them to their case's case.c and rerun)." % ", ".join(
+                   "`%s`" % f for f in unknown), ""]
     md += summary_section(vs, fits)
     md += ["## Environment", ""] + environment(run, status) + [""]
     ctx = catalogue.Context(run, fits, limit, stem)

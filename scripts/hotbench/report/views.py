@@ -207,7 +207,8 @@ def table(run, v, fits):
     ref = fits.get(v.ref)
     ref_t = prod_time(ref) if ref else float("nan")
     lines = ["| strategy | median at production size | CV | throughput | ratio to `%s` | "
-             "fitted k [95%% CI] | leave-largest-out error | note |" % v.ref,
+             "fitted k [95%% CI] | leave-largest-out error | note |" % (
+                 v.ref or "(no reference)"),
              "|---|---|---|---|---|---|---|---|"]
     order = sorted(fits, key=lambda s: (np.isnan(prod_time(fits[s])), prod_time(fits[s])))
     for s in order:
