@@ -9,7 +9,7 @@ without views the largest value of its first argument - and shows per strategy: 
 its coefficient of variation (flagged over 10%), GB/s, ns per item where items are counted, and
 the ratio to the group's reference row (the manifest's "reference"). Sizes the budget skipped
 show their predicted time, marked PREDICTED. The full data stay in the JSON. A run without a
-manifest is refused (exit 2): upgrade it with scripts/upgrade_run.py.
+manifest (upgrade it with scripts/upgrade_run.py) is shown without ratios.
 """
 import argparse
 import os
@@ -30,14 +30,15 @@ def main():
     path = ap.parse_args().run
     try:
         run = Run(path)
-        run.manifest
-    except ManifestError as e:
-        print("summary.py: %s" % e, file=sys.stderr)
-        sys.exit(2)
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit("summary.py: cannot read %s as a hotbench run JSON (%s: %s)"
                  % (path, type(e).__name__, e))
-    summary(run)
+    try:
+        manifest = run.manifest
+    except ManifestError as e:
+        print("summary.py: %s; the tables below have no reference rows" % e, file=sys.stderr)
+        manifest = None
+    summary(run, manifest=manifest)
 
 
 if __name__ == "__main__":

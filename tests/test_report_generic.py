@@ -5,7 +5,8 @@ A tiny run JSON built here describes a made-up case "demo" (one group, a ceiling
 strategies, one view naming the "table" and "scaling" charts) that no script knows: report.py
 must write a section for it with its table and its scaling chart, and summary.py must print its
 table with ratios to the group's reference. A run without a manifest (older than
-hotbench-manifest/1) is refused with exit 2 and ManifestError's message, never a traceback.
+hotbench-manifest/1): report.py refuses it with exit 2 and ManifestError's message, summary.py
+prints its tables without ratios and says why; never a traceback.
 Prints one line per check and 'N passed, M failed'; exits 1 on a failure.
 """
 
@@ -93,12 +94,16 @@ with tempfile.TemporaryDirectory() as tmp:
     old = os.path.join(tmp, "old.json")
     with open(old, "w") as fh:
         json.dump(run_doc(manifest=False), fh)
-    for name, args in (("report.py", ["--run", old, "--e2e", "", "--peers", "", "--out",
-                                      os.path.join(tmp, "old")]),
-                       ("summary.py", [old])):
-        r = script(name, *args)
-        check(r.returncode == 2 and "carries no manifest" in r.stderr and "upgrade_run.py" in
-              r.stderr and "Traceback" not in r.stderr,
-              "%s on a run without a manifest: exit %d, %s" % (name, r.returncode,
-                                                               r.stderr.strip()[-200:]))
+    r = script("report.py", "--run", old, "--e2e", "", "--peers", "", "--out",
+               os.path.join(tmp, "old"))
+    check(r.returncode == 2 and "carries no manifest" in r.stderr and "upgrade_run.py" in
+          r.stderr and "Traceback" not in r.stderr,
+          "report.py on a run without a manifest: exit %d, %s" % (r.returncode,
+                                                                 r.stderr.strip()[-200:]))
+    r = script("summary.py", old)
+    check(r.returncode == 0 and "carries no manifest" in r.stderr and "no reference rows" in
+          r.stderr and "demo-sum at n:1000000, width:8; ratio = time / (no reference row)" in
+          r.stdout and "Traceback" not in r.stderr,
+          "summary.py on a run without a manifest: its tables, no ratios, the reason said "
+          "(exit %d) %s" % (r.returncode, r.stderr.strip()[-200:]))
 done()

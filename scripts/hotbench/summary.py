@@ -7,7 +7,8 @@ the production value was not; for a group without views, the largest value of it
 - and shows per strategy: the median time of the repetitions, their coefficient of variation
 (flagged over 10%), GB/s, ns per item where items are counted, and the ratio to the group's
 reference row (the manifest's "reference"). Sizes the budget skipped show their predicted time
-(the hb_predicted_s field), marked PREDICTED. The full data stay in the JSON.
+(the hb_predicted_s field), marked PREDICTED. The full data stay in the JSON. A run JSON of
+aggregates only shows google-benchmark's median and cv rows.
 """
 
 import numpy as np
@@ -36,6 +37,19 @@ def configurations(run):
                 rows[key] = dict(median_s=sm["median"], cv=sm["cv"] if sm["n"] > 1 else None,
                                  gbps=float(np.median(c["bps"])) / 1e9,
                                  items=float(np.median(c["ips"])) if c["ips"] else None)
+    for r in run.aggregates:  # a run JSON of aggregates only: google-benchmark's median, cv
+        if r["params"] and r["aggregate"] in ("median", "cv"):
+            rows = out.setdefault(r["family"], {}).setdefault(r["strategy"], {})
+            cell = rows.get(tuple(r["params"].items()))
+            if cell is None or "agg" in cell:
+                cell = rows.setdefault(tuple(r["params"].items()),
+                                       dict(agg=True, median_s=float("nan"), cv=None, gbps=0.0,
+                                            items=None))
+                if r["aggregate"] == "cv":
+                    cell["cv"] = r["t"]
+                else:
+                    cell.update(median_s=r["t"], items=r["counters"].get("items_per_second"),
+                                gbps=r["counters"].get("bytes_per_second", 0.0) / 1e9)
     for r in run.skipped + run.failed:
         if r["params"]:
             rows = out.setdefault(r["family"], {}).setdefault(r["strategy"], {})
@@ -93,10 +107,11 @@ def print_group(name, group, strategies, out):
             out("  %-20s %s" % (strategy, r.get("error", "no result")))
 
 
-def summary(run, out=print):
-    """Prints the run's line and every group's table through out."""
+def summary(run, out=print, manifest=None):
+    """Prints the run's line and every group's table through out; manifest None: no reference
+    rows (a run without one)."""
     ctx = run.context
     out("run %s  rev %s  profile %s  budget %s s" % (ctx.get("date"), ctx.get("hb_git_revision"),
                                                     ctx.get("hb_profile"), ctx.get("hb_budget_s")))
     for name, strategies in configurations(run).items():
-        print_group(name, run.manifest.group(name), strategies, out)
+        print_group(name, manifest.group(name) if manifest else None, strategies, out)
