@@ -73,6 +73,23 @@ typedef struct hb_view_desc {
     const char *const *charts; /* the catalogue's charts for this view, NULL-terminated:
                                 * "table", "k-table", "scaling", "extrapolation", "bars",
                                 * "per-element", "lines", "copied", "cliff" (docs/manifest.md) */
+    /* The fields below are used by some charts only: NULL or 0 where they do not apply. */
+    const char *companion;  /* the key of the view measured with this one for its piecewise-32
+                             * strategies: a "cliff" view (its sizes join this view's piecewise
+                             * fits), else the view whose piecewise fit prices the copies past
+                             * 2^30; a "cliff" view names the view whose sizes join its
+                             * full-width panels. NULL = none */
+    const char *step_arg;   /* piecewise-32: the argument whose value is the bytes appended per
+                             * additive step (e.g. "read"), from this view's fixed arguments or
+                             * its companion's; NULL = none */
+    const char *width_arg;  /* "cliff": the argument narrowing the capacity to that many bits
+                             * (e.g. "width"): one panel per strategy and value; NULL = none */
+    int plain_x;            /* nonzero: x's ticks as plain numbers, not powers of ten */
+    const char *const *upper_bound; /* "copied": strategies whose bytes-copied counts are upper
+                                     * bounds (growth by realloc), assumed for a run without the
+                                     * bytes_copied_is_upper_bound counter; NULL-terminated */
+    const char *items_key;  /* x not a count (items_per_x 0): the run-context key holding the
+                             * items one iteration processes, e.g. "rfc3339_variant_rows" */
 } hb_view_desc;
 
 /* One group (benchmark family prefix). */

@@ -105,6 +105,12 @@ static void put_views(FILE *f, const hb_view_desc *v)
         put_key(f, "per_scale", 0), put_num(f, v[i].per_scale);
         put_key(f, "fit_from", 0), put_str(f, v[i].fit_from ? v[i].fit_from : "");
         put_key(f, "charts", 0), put_list(f, v[i].charts);
+        put_key(f, "companion", 0), put_str(f, v[i].companion);
+        put_key(f, "step_arg", 0), put_str(f, v[i].step_arg);
+        put_key(f, "width_arg", 0), put_str(f, v[i].width_arg);
+        put_key(f, "plain_x", 0), fputs(v[i].plain_x ? "true" : "false", f);
+        put_key(f, "upper_bound", 0), put_list(f, v[i].upper_bound);
+        put_key(f, "items_key", 0), put_str(f, v[i].items_key);
         fputc('}', f);
     }
     fputc(']', f);

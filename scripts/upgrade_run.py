@@ -8,8 +8,10 @@ the report and the gate read it like a new run:
     match the run's: a group or strategy the run has but the manifest lacks is an error;
   - the skipped rows' figures as fields: older runs carried them only in the message ("skipped:
     predicted X s > budget Y s", "skipped: needs X GB at its peak, more than the Y GB allowed");
-    they become hb_predicted_s and hb_budget_s, hb_peak_bytes and hb_memory_limit_bytes (the
-    message's three significant digits for the memory figures);
+    they become hb_predicted_s and hb_budget_s (and, from the dry-run plan's "(A bytes
+    appended, C bytes copied in G growths)", hb_bytes_appended, hb_bytes_copied, hb_growths),
+    hb_peak_bytes and hb_memory_limit_bytes (the message's three significant digits for the
+    memory figures);
   - context.hb_upgraded: what was done, so a reader knows.
 A run that already carries a manifest is left as it is. Writes OUT (default: RUN.json in place
 with --in-place, else standard output). Exit 0; 1 when the manifest does not describe the run;
@@ -24,6 +26,8 @@ import sys
 
 # The prose of the skips before the fields existed (the only place that reads it).
 LEGACY_BUDGET = re.compile(r"^skipped: predicted ([0-9.eE+-]+) s > budget ([0-9.eE+-]+) s")
+LEGACY_PLAN = re.compile(r"\(([0-9.eE+-]+) bytes appended, ([0-9.eE+-]+) bytes copied in "
+                         r"([0-9]+) growths\)")
 LEGACY_MEMORY = re.compile(r"^skipped: needs ([0-9.eE+-]+) GB at its peak, more than the "
                            r"([0-9.eE+-]+) GB allowed")
 
@@ -32,7 +36,12 @@ def legacy_fields(message):
     """The structured fields a pre-manifest skip message stands for ({} for none)."""
     m = LEGACY_BUDGET.match(message)
     if m:
-        return {"hb_predicted_s": float(m.group(1)), "hb_budget_s": float(m.group(2))}
+        out = {"hb_predicted_s": float(m.group(1)), "hb_budget_s": float(m.group(2))}
+        plan = LEGACY_PLAN.search(message)
+        if plan:  # the dry-run plan of the size skipped: what the report's copied chart draws
+            out.update(hb_bytes_appended=float(plan.group(1)),
+                       hb_bytes_copied=float(plan.group(2)), hb_growths=int(plan.group(3)))
+        return out
     m = LEGACY_MEMORY.match(message)
     if m:
         return {"hb_peak_bytes": float(m.group(1)) * 1e9,

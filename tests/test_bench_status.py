@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """test_bench_status.py SRCDIR - scripts/bench.py's contract, with a fake hotbench and fake parts.
 
-Each test copies bench.py, bench.sh and summary.py into a scratch tree beside a fake
-build/hotbench (a shell script: prints the calibration JSON, writes a minimal google-benchmark
-JSON to --benchmark_out, sleeps or fails on demand) and fake e2e.sh, peers.py and report.py,
-then checks what bench.py prints, writes to results/bench-status.json and returns. No timing is
-asserted; the sleeps only make a part outlast the progress interval. Ends with "N passed".
+Each test copies bench.py, bench.sh, summary.py and its package hotbench/ into a scratch tree
+beside a fake build/hotbench (a shell script: prints the calibration JSON, writes a minimal
+google-benchmark JSON to --benchmark_out, sleeps or fails on demand) and fake e2e.sh, peers.py
+and report.py, then checks what bench.py prints, writes to results/bench-status.json and
+returns. No timing is asserted; the sleeps only make a part outlast the progress interval. Ends
+with "N passed".
 """
 import json
 import os
@@ -79,12 +80,16 @@ open("results/REPORT.md", "w").write(json.dumps(sys.argv[1:]))
 
 
 def make_tree():
-    """A scratch top: scripts/ (bench.py, bench.sh, summary.py, fakes) and build/hotbench."""
+    """A scratch top: scripts/ (bench.py, bench.sh, summary.py, hotbench/, fakes) and
+    build/hotbench."""
     top = tempfile.mkdtemp(prefix="hb-bench-test-")
     os.makedirs(os.path.join(top, "scripts"))
     os.makedirs(os.path.join(top, "build"))
     for name in ("bench.py", "bench.sh", "summary.py"):
         shutil.copy2(os.path.join(SRC, "scripts", name), os.path.join(top, "scripts", name))
+    shutil.copytree(os.path.join(SRC, "scripts", "hotbench"),  # summary.py's package
+                    os.path.join(top, "scripts", "hotbench"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
     for rel, text in (("build/hotbench", FAKE_HOTBENCH), ("scripts/e2e.sh", FAKE_E2E),
                       ("scripts/peers.py", FAKE_PEERS), ("scripts/report.py", FAKE_REPORT)):
         path = os.path.join(top, rel)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""test_hbfit.py HOTBENCH - the fitting, prediction and validation of scripts/hbfit.py, and the
-report pipeline end to end on a smoke run.
+"""test_hbfit.py HOTBENCH - the fitting, prediction and validation of scripts/hotbench/fit.py, and
+the report pipeline end to end on a smoke run.
 
 Synthetic data from known models (seeded): the fitted exponent's interval holds the true one,
 95% prediction intervals hold about 95% of fresh observations, the piecewise httpcore model
@@ -19,7 +19,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
-import hbfit  # noqa: E402
+from hotbench import fit as hbfit  # noqa: E402
+from hotbench.runjson import Run  # noqa: E402
 
 from test_report_util import check, done  # noqa: E402
 
@@ -108,7 +109,7 @@ if hotbench:
         subprocess.run([hotbench, "--hb_profile=smoke", "--benchmark_min_time=0.001",
                         "--benchmark_out=" + out, "--benchmark_out_format=json"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        run = hbfit.Run(out)
+        run = Run(out)
         cl = {r["params"]["size"]: r["counters"]["bytes_copied_per_byte"] * r["params"]["size"]
               for r in run.select("bufgrow-cliff", "httpcore", width=16)}
         n1, n2 = 20 * 1024, 32 * 1024

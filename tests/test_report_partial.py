@@ -2,10 +2,11 @@
 """test_report_partial.py - report.py never crashes on partial data (issue 18 §1, §3, §4).
 
 From tests/fixtures/run-full-reduced.json (the reference run of results/reference/run.json at
-0e05b27, its iteration rows only, without the volumes variants and the rfc3339 offset, columns
-and days families, which the report does not use) it derives run JSONs with each family removed
-in turn, with every size of each family turned into google-benchmark skip records (as hotbench
-writes them: "error_occurred": true, "error_message": "skipped: ..."), and with the 32-bit cliff
+0e05b27, its iteration rows only, upgraded with scripts/upgrade_run.py to carry the manifest,
+without the volumes variants and the rfc3339 offset, columns and days families, which the report
+does not use) it derives run JSONs with each family removed in turn, with every size of each
+family turned into google-benchmark skip records (as hotbench writes them: "error_occurred":
+true, "error_message": "skipped: ...", the figures as hb_* fields), and with the 32-bit cliff
 sizes past 2^30 skipped (the slow machine of issue 18), and with everything skipped beside the
 reference e2e and peers results. report.py renders each without error and says, in a sentence,
 what is missing and the command that measures it. Then the bench status
@@ -50,12 +51,14 @@ def family(b):
     return b["name"].split("/")[0]
 
 
-def skip(b, message="skipped: predicted 99 s > budget 10 s (a test's skip)"):
-    """b as hotbench writes a skipped benchmark: no time, no counters."""
+def skip(b, message="skipped: predicted 99 s > budget 10 s (a test's skip)",
+         fields=(("hb_predicted_s", 99.0), ("hb_budget_s", 10.0))):
+    """b as hotbench writes a skipped benchmark: no time, no counters, the skip's figures as
+    hb_* fields (docs/manifest.md; scripts/upgrade_run.py gives older runs the same)."""
     keep = ("name", "run_name", "run_type", "repetitions", "repetition_index", "time_unit")
     out = {k: v for k, v in b.items() if k in keep}
     out.update(error_occurred=True, error_message=message, iterations=0, real_time=0.0,
-               cpu_time=0.0)
+               cpu_time=0.0, **dict(fields))
     return out
 
 

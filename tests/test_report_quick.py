@@ -17,8 +17,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
-import hbfit  # noqa: E402
 import report  # noqa: E402
+from hotbench import fit as hbfit  # noqa: E402
+from hotbench.runjson import Run  # noqa: E402
 from test_report_util import check, done  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "fixtures", "run-quick.json")
@@ -41,7 +42,7 @@ with tempfile.TemporaryDirectory() as tmp:
                  "--chart-formats", "png", "--dpi", "40"])
     with open(os.path.join(tmp, "REPORT.md")) as fh:
         text = fh.read()
-    run = hbfit.Run(FIXTURE)
+    run = Run(FIXTURE)
     check(max(s for f in ("bufgrow", "bufgrow-gzip") for s in
               (r["params"]["size"] for r in run.select(f))) < 64 << 20,
           "the fixture is a quick run: no body of 64 MiB or more")

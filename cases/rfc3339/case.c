@@ -25,13 +25,14 @@ static const char *const lines_charts[] = {"lines", NULL};
 
 static const hb_view_desc rows_views[] = {
     {"rfc3339", "RFC 3339 timestamps, one column", "rows", "rows N", "ts", none, 1e5,
-     "100k rows", 1, "time per timestamp (ns)", 1e9, "", rows_charts},
+     "100k rows", 1, "time per timestamp (ns)", 1e9, "", rows_charts, NULL, NULL, NULL, 0, NULL,
+     NULL},
     {NULL},
 };
 static const hb_view_desc digits_views[] = {
     {"rfc3339-digits", "ns per timestamp against time-secfrac digits", "digits",
      "fraction digits", "ts", none, 9, "9 digits", 0, "time per timestamp (ns)", 1e9, "",
-     lines_charts},
+     lines_charts, NULL, NULL, NULL, 0, NULL, "rfc3339_variant_rows"},
     {NULL},
 };
 

@@ -53,6 +53,9 @@ class Run:
                 other refusals).
     failed:     rows that failed verification or errored ('error: ...'), same fields.
     complexity: (family, strategy) -> the class google-benchmark reported in its _BigO rows.
+    aggregates: google-benchmark's aggregate rows other than _BigO and _RMS (median, mean,
+                stddev, cv): family, strategy, params, aggregate (its name), t (seconds; for cv
+                the ratio itself), counters - for a run JSON that holds aggregates only.
     manifest:   the Manifest the run carries (ManifestError when it has none), or the one given.
     """
 
@@ -63,6 +66,7 @@ class Run:
         self.context = doc.get("context", {})
         self._manifest = manifest
         self.rows, self.skipped, self.failed, self.complexity = [], [], [], {}
+        self.aggregates = []
         seen = set()
         for b in doc.get("benchmarks", []):
             self._add(b, seen)
@@ -84,6 +88,12 @@ class Run:
         if b.get("run_type") == "aggregate":
             if b["name"].endswith("_BigO"):
                 self.complexity[(family, strategy)] = b.get("big_o", b.get("complexity"))
+            elif not b["name"].endswith("_RMS") and "real_time" in b:
+                agg = b.get("aggregate_name", "")
+                scale = 1.0 if agg == "cv" else TIME_UNIT[b.get("time_unit", "ns")]
+                self.aggregates.append(dict(family=family, strategy=strategy, params=params,
+                                            aggregate=agg, t=b["real_time"] * scale,
+                                            counters=_counters(b)))
             return
         if b["name"].endswith(("_BigO", "_RMS")):
             return

@@ -1,61 +1,20 @@
-"""plots - the report's charts, drawn from run JSON only (through hbfit.Run), never console text.
+"""charts - the report's charts, drawn from the run JSON's data (hotbench.runjson), never console
+text, in the one chart style (hotbench.style).
 
-Every function takes the data it draws and a path stem, and writes <stem>.png and <stem>.svg with
-matplotlib's Agg backend: log-log axes for scaling, units on every axis, one colour per strategy
-kept across charts, fitted models dashed, predictions dashed inside their 95% prediction band.
-Returns the file name of the PNG (relative to its folder). Run under /usr/bin/python3 (Debian's
-python3-matplotlib).
+Every function takes the data it draws, its titles and labels (from the manifest's view), and a
+path stem, and writes <stem>.png and <stem>.svg (style.save): log-log axes for scaling, units on
+every axis, one colour per strategy kept across charts, fitted models dashed, predictions dashed
+inside their 95% prediction band. Returns the file name of the PNG (relative to its folder), or
+None when there is nothing to draw. The catalogue (docs/manifest.md) maps onto them: scaling,
+extrapolation, bars (bars and per-element), lines, copied_per_byte (copied), cliff.
 """
 
-import os
+import matplotlib.ticker
+import numpy as np
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-import numpy as np  # noqa: E402
-
-import hbfit  # noqa: E402
-
-plt.rcParams.update({"font.size": 9, "legend.fontsize": 7.5, "axes.titlesize": 10,
-                     "figure.dpi": 110, "savefig.bbox": "tight",
-                     "svg.hashsalt": "hotbench"})  # SVG ids the same from run to run
-# Distinct hues: tab10, then black, dark gold, navy, lime, maroon (no two shades of one hue).
-_PALETTE = list(plt.get_cmap("tab10").colors) + ["#000000", "#b8860b", "#000080", "#7fff00",
-                                                 "#800000"]
-_colours = {}
-# The files each chart is written as; report.py's --chart-formats and --dpi change them (tests
-# draw PNG only, at a low resolution).
-FORMATS = ("png", "svg")
-DPI = None  # None: each chart's own
-
-
-def configure(formats=None, dpi=None):
-    """Sets the chart formats (a sequence of "png", "svg") and the PNG resolution (dots per inch)
-    for every chart drawn after the call, this module's and the e2e and peers sections'."""
-    global FORMATS, DPI
-    if formats:
-        FORMATS = tuple(f for f in formats if f != "none")  # none: build, draw, write nothing
-    if dpi:
-        DPI = dpi
-        plt.rcParams["savefig.dpi"] = dpi
-
-
-def colour(strategy):
-    """A stable colour per strategy name, the same in every chart of a report."""
-    if strategy not in _colours:
-        _colours[strategy] = _PALETTE[len(_colours) % len(_PALETTE)]
-    return _colours[strategy]
-
-
-def save(fig, stem, tight_layout=False):
-    if tight_layout and FORMATS:  # a layout for the files (none: no files, no layout)
-        fig.tight_layout()
-    for ext in FORMATS:  # SVG: no timestamp, so the same data gives the same file
-        fig.savefig(stem + "." + ext, metadata={"Date": None} if ext == "svg" else None)
-    plt.close(fig)
-    return os.path.basename(stem) + ".png"
+from .fit import bounded
+from .style import colour, plt, save
+from .units import fmt_bytes
 
 
 def _spread(N, t, scale):
@@ -115,8 +74,8 @@ def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=
     return save(fig, stem)
 
 
-def copied_per_byte(points, stem, title, upper=()):
-    """Bytes copied by growth per payload byte against size, on log axes. points: {strategy: (N,
+def copied_per_byte(points, stem, title, xlabel, ylabel, upper=()):
+    """Bytes copied by growth per unit of x against x, on log axes. points: {strategy: (N,
     ratio, predicted flags)}; predicted points (from the dry-run plan of a skipped size) hollow.
     Zero (a strategy that copies nothing) has no place on a log axis: it is drawn on a floor
     line below the smallest positive ratio, labelled 0. upper: the strategies whose counts are
@@ -148,8 +107,8 @@ def copied_per_byte(points, stem, title, upper=()):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(bottom=floor / 2)
-    ax.set_xlabel("payload size N (bytes)")
-    ax.set_ylabel("bytes copied per payload byte (log scale)")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_title(title + " (hollow: counted by the dry-run plan, not run;\n"
                  "downward triangles: an upper bound, realloc may move a block without copying)")
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
@@ -157,8 +116,10 @@ def copied_per_byte(points, stem, title, upper=()):
     return save(fig, stem)
 
 
-def cliff(panels, stem):
-    """httpcore's overflow cliff: ns per byte against size, one panel per capacity width.
+def cliff(panels, stem, colour_of, xname, per_label):
+    """A piecewise-32 strategy's overflow cliff: ns per byte against size, one panel per
+    strategy and capacity width, all in the colour of the strategy colour_of; xname names x
+    ("payload size N"), per_label the per-byte axis.
     panels: [(title, N, t, threshold, PiecewiseFit or None)]. The x axis is the size in MiB, or,
     when the panel spans less than 1% of its threshold, KiB past the threshold. Panels without a
     point are left out; None when none has one."""
@@ -173,31 +134,31 @@ def cliff(panels, stem):
         X = (xs - off) / sc
         # narrow: whole seconds, linear (each additive step adds its cost); else ns per byte, log
         div = 1e9 * np.ones_like(xs) if narrow else xs
-        ax.errorbar(X, med / div, yerr=[el / div, eh / div], fmt="o", color=colour("httpcore"),
+        ax.errorbar(X, med / div, yerr=[el / div, eh / div], fmt="o", color=colour(colour_of),
                     ms=4, capsize=2, label="measured (median, min-max)")
         if fit is not None and fit.ok:
             g = np.linspace(xs.min(), xs.max(), 400)
             ax.plot((g - off) / sc, [fit.predict(v)[0] * 1e9 / (1e9 if narrow else v) for v in g],
                     "--", color="0.3", lw=1, label="piecewise fit: " + fit.label())
         ax.axvline((L - off) / sc, color="tab:red", lw=0.8, ls=":",
-                   label="overflow threshold %s" % _bytes(L))
+                   label="overflow threshold %s" % fmt_bytes(L))
         if not narrow:
             ax.set_yscale("log")
         else:
             ax.set_ylim(bottom=0)
-        ax.set_xlabel("payload size N past %s (KiB)" % _bytes(L) if narrow
-                      else "payload size N (MiB)")
-        ax.set_ylabel("time to read the body (s)" if narrow else "time per payload byte (ns/B)")
+        ax.set_xlabel("%s past %s (KiB)" % (xname, fmt_bytes(L)) if narrow
+                      else "%s (MiB)" % xname)
+        ax.set_ylabel("time per iteration (s)" if narrow else per_label)
         ax.set_title(title)
         ax.grid(True, which="both", lw=0.3, alpha=0.5)
         ax.legend(fontsize=6.5, framealpha=0.9, loc="lower right" if narrow else "center right")
     return save(fig, stem, tight_layout=True)
 
 
-def extrapolation(lines, stem, target, title):
+def extrapolation(lines, stem, target, target_label, title, xlabel):
     """Every strategy carried to the production size. lines: {strategy: (N, t, fit)} where fit
     has predict(N) -> (median, lo, hi), or is None: not predicted (labelled so, no band; nor for
-    an interval wider than hbfit.WIDE_INTERVAL at target).
+    an interval wider than fit.WIDE_INTERVAL at target). target_label names target ("1.7 GB").
     Measured medians solid, the model from the largest measured size to target dashed inside its
     95% prediction band, the prediction at target a hollow mark."""
     if not any((l[2] is not None and l[2].ok) or (len(l[0]) and max(l[0]) >= target)
@@ -223,7 +184,7 @@ def extrapolation(lines, stem, target, title):
         else:
             top = None
         if fit is None or not fit.ok:
-            if top is not None and top < target:  # measured, but no band to 1.7 GB: say so
+            if top is not None and top < target:  # measured, but no band to target: say so
                 ax.annotate(" %s: not predicted" % s, (top, med[-1]), fontsize=7, color=c,
                             va="center")
             continue
@@ -232,7 +193,7 @@ def extrapolation(lines, stem, target, title):
             g = np.geomspace(start, target, 40)
             p = np.array([fit.predict(v) for v in g])
             ax.plot(g, p[:, 0], "--", color=c, lw=1.2, label=None if top else s + " (predicted)")
-            if hbfit.bounded(p[-1, 1], p[-1, 2]):  # an unbounded band would fill the chart
+            if bounded(p[-1, 1], p[-1, 2]):  # an unbounded band would fill the chart
                 ax.fill_between(g, p[:, 1], p[:, 2], color=c, alpha=0.12, lw=0)
             else:
                 ax.annotate(" %s: 95%% interval unbounded" % s, (target, p[-1, 0]), fontsize=7,
@@ -242,12 +203,12 @@ def extrapolation(lines, stem, target, title):
     if ys:  # the bands may span decades: the limits follow the medians and predictions
         ax.set_ylim(min(ys) / 5, max(ys) * 20)
     ax.axvline(target, color="0.4", lw=0.8, ls=":")
-    ax.annotate(" %s" % _bytes(target), (target, 0.02), xycoords=("data", "axes fraction"),
+    ax.annotate(" %s" % target_label, (target, 0.02), xycoords=("data", "axes fraction"),
                 fontsize=7, color="0.3")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("payload size N (bytes)")
-    ax.set_ylabel("time to read the body (s)")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("time per iteration (s)")
     ax.set_title(title + "\nsolid: measured medians; dashed: predicted, band: 95% prediction "
                  "interval; circle: predicted at the production size;\nhollow diamond: the "
                  "largest measured size predicted from the smaller ones (validation), 95% PI",
@@ -320,22 +281,3 @@ def lines(series, stem, title, xlabel, ylabel, logx=False, logy=True, xticks=Non
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
     ax.legend(framealpha=0.85, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, stem)
-
-
-def _bytes(n):
-    for unit, f in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
-        if n >= f and n % f == 0:
-            return "%d %s" % (n // f, unit)
-    if n >= 1e9:
-        return "%.3g GB" % (n / 1e9)
-    return "%.3g MB" % (n / 1e6)
-
-
-if __name__ == "__main__":
-    import argparse
-    _ap = argparse.ArgumentParser(
-        description="plots is a module (import plots): the report's charts, drawn by "
-        "report.py. Run as a script it only prints this help.", epilog=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    _ap.parse_args()
-    _ap.print_help()
