@@ -10,7 +10,7 @@ import tempfile
 from test_report_util import check, done
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts")
-for name in ("report.py", "summary.py", "hbfit.py", "peers_report.py", "e2e_report.py"):
+for name in ("report.py", "summary.py", "peers_report.py", "e2e_report.py", "upgrade_run.py"):
     with tempfile.TemporaryDirectory() as cwd:
         r = subprocess.run(["/usr/bin/python3", "-B", os.path.join(SCRIPTS, name), "--help"],
                            cwd=cwd, capture_output=True, text=True)

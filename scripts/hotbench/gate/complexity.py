@@ -3,7 +3,7 @@
 The series are the views of the manifest (x, the other arguments fixed, the production value of
 x) whose x counts items and that the gate's selection measures at 3 sizes or more (today bufgrow
 and bufgrow-gzip: size; rfc3339: rows; volumes: volumes at 20 tags). Each time is divided by its
-reference's (the group's yardstick) at the same size and run, and fitted by hbfit.PowerFit
+reference's (the group's yardstick) at the same size and run, and fitted by hotbench.fit.PowerFit
 (t = a + b*N^k on log t; k with its 95% confidence interval; a = 0 for the class check, so that k
 is the mean slope over the sizes: with a free constant and 3-4 sizes k is unidentifiable, 2.1 with
 an interval of [-5, 9] for the injected quadratic).
@@ -34,8 +34,9 @@ import math
 
 import numpy as np
 
+from ..fit import PowerFit
 from ..units import fmt_time
-from .stats import (PowerFit, in_view, log_median_se, normalised_series, reference_name,
+from .stats import (in_view, log_median_se, normalised_series, reference_name,
                     series_views)
 
 

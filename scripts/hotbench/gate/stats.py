@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 
-from hbfit import PowerFit  # noqa: F401  (moves to hotbench.fit: the one line to change)
 
 
 def log_median_se(ts):
