@@ -317,3 +317,16 @@ def fmt_interval(lo, hi, fmt=None):
     fmt = fmt or fmt_time
     return "[%s, %s]" % (fmt(lo), fmt(hi))
 
+
+
+def strategy_piecewise_fit(run, strategy, fit_min=64 << 20, leave_out_largest=False):
+    """The piecewise fit of a piecewise strategy from the views the run's manifest names
+    (piecewise_views, piecewise_fit): (PiecewiseFit, (N, t)); a PiecewiseFit that is not ok, and
+    no points, when the manifest names none."""
+    where = piecewise_views(run.manifest, strategy)
+    if where is None:
+        fit = PiecewiseFit([], [], 32, 1)
+        fit.why = "the manifest names no views measuring %s's piecewise model" % strategy
+        return fit, ([], [])
+    main, cliff, bits, step = where
+    return piecewise_fit(run, strategy, main, cliff, bits, step, fit_min, leave_out_largest)

@@ -248,35 +248,36 @@ def section(p, c, outdir, link_prefix):
     return md
 
 
-def _hbfit():
+def _hotbench():
     sys.path.insert(0, os.path.join(TOP, 'scripts'))
-    import hbfit
-    return hbfit
+    import hotbench.fit
+    import hotbench.runjson
+    return hotbench
 
 
 def _httpcore_fits(run_path):
-    """{strategy: PiecewiseFit} of both C httpcore models from the run (scripts/hbfit.py)."""
-    hbfit = _hbfit()
+    """{strategy: PiecewiseFit} of both C httpcore models from the run (hotbench/fit.py)."""
+    hb = _hotbench()
     if not run_path or not os.path.exists(run_path):
         return {}
-    run_ = hbfit.Run(run_path)
+    run_ = hb.runjson.Run(run_path)
     out = {}
     for s in ('httpcore', 'httpcore-heap'):
-        fit = hbfit.httpcore_fit(run_, s)[0]
+        fit = hb.fit.strategy_piecewise_fit(run_, s)[0]
         if fit.ok:
             out[s] = fit
     return out
 
 
 def _cliff(p, c, cliff, fits):
-    """Java's cliff against both C models', each from its piecewise fit (scripts/hbfit.py):
+    """Java's cliff against both C models', each from its piecewise fit (hotbench/fit.py):
     httpcore takes every new array from malloc (fresh pages), httpcore-heap reuses a dead
     array's memory as a JVM heap does."""
-    hbfit = _hbfit()
+    fitm = _hotbench().fit
     plan = p.get('plan_1700000000', {})
     java_step = cliff['step_s_at_2^30']
     java_pred = cliff['predicted_1700000000_s']
-    models = [(s, fit, hbfit.step_interval(fit), fit.predict(INCIDENT))
+    models = [(s, fit, fitm.step_interval(fit), fit.predict(INCIDENT))
               for s, fit in fits.items()]
     md = ['#### The cliff at 2^30, Java against the C models', '',
           '| | Java httpcore 4.4.16 (measured) | %s |' % ' | '.join(
@@ -289,7 +290,7 @@ def _cliff(p, c, cliff, fits):
             '%s | %s' % (fmt_s(b), ratio(b, cliff['below_s'])) for b in below)))
     md.append('| one additive step at 2^30 (a new 1 GiB array and a copy) | %s | %s |' % (
         fmt_s(java_step), ' | '.join('%s %s | %s' % (
-            fmt_s(st[0]), hbfit.fmt_interval(st[1], st[2], fmt_s), ratio(st[0], java_step))
+            fmt_s(st[0]), fitm.fmt_interval(st[1], st[2], fmt_s), ratio(st[0], java_step))
             for _, _, st, _ in models)))
     md.append('| additive steps to 1.7 GB | %s (its real reads: %s in all) | %s |' % (
         '{:,}'.format(plan.get('additive_steps', 0)), '{:,}'.format(plan.get('reads', 0)),
@@ -297,7 +298,7 @@ def _cliff(p, c, cliff, fits):
             int(math.ceil((INCIDENT - GIB) / 4096))) for _ in models)))
     md.append('| `toByteArray` at 1.7 GB | %s (predicted) | %s |' % (
         fmt_s(java_pred), ' | '.join('%s %s (predicted) | %s' % (
-            fmt_s(pr[0]), hbfit.fmt_interval(pr[1], pr[2], fmt_s), ratio(pr[0], java_pred))
+            fmt_s(pr[0]), fitm.fmt_interval(pr[1], pr[2], fmt_s), ratio(pr[0], java_pred))
             for _, _, _, pr in models)))
     md += ['', 'Java\'s step is the mean time `EntityUtils` spends in `ByteArrayBuffer.append` on '
            'a read that grows the buffer past 2^30 (%d steps timed, each a new `byte[]` of the '
