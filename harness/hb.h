@@ -144,8 +144,30 @@ void hb_state_set_label(hb_state *st, const char *label);
 void hb_state_fail(hb_state *st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* A refusal that is not a failure (predicted time over the budget, not enough memory): reported
- * with "skipped: <message>" in the console and the JSON. Call before the loop, then return. */
+ * with "skipped: <message>" in the console and the JSON. Call before the loop, then return.
+ * A refusal with figures goes through hb_state_skip_with instead, so that scripts read numbers,
+ * not prose. */
 void hb_state_skip(hb_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The figures of a refusal; 0 = not applicable. In the run's JSON row they are the numeric
+ * fields hb_predicted_s and hb_budget_s (refused by the time budget: the predicted seconds of one
+ * run of the benchmark, and --hb_budget), hb_peak_bytes and hb_memory_limit_bytes (refused for
+ * memory: the predicted peak, and the bytes allowed); docs/manifest.md, "Fields of a run's
+ * rows". */
+typedef struct hb_skip {
+    double predicted_s;        /* seconds */
+    double budget_s;           /* seconds */
+    double peak_bytes;         /* bytes */
+    double memory_limit_bytes; /* bytes */
+} hb_skip;
+
+/* hb_state_skip with the figures of why (copied; NULL = none): the console shows the message, the
+ * JSON row of this run (this repetition) carries the message and the figures that are not 0.
+ * google-benchmark 1.7.1 drops the counters of a run that skipped, so the shim keeps the figures
+ * (keyed by the run's name and repetition) and its reporter adds them to the row. Call before the
+ * loop, then return. */
+void hb_state_skip_with(hb_state *st, const hb_skip *why, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The do-not-optimise barrier usable from C: the compiler must assume the value or the memory
  * at p is read, so the computation producing it is kept (benchmark::DoNotOptimize). */

@@ -423,11 +423,12 @@ static int budget_refuses(bg_bench *b, const hb_sink_stats *plan, double work, h
                         (double)plan->bytes_copied * rate;
     }
     if (predicted > c->opt.budget_s) {
-        /* google-benchmark drops the counters of a skipped run: the figures go in the text */
-        hb_state_skip(st, "predicted %.4g s > budget %g s (%.4g bytes appended, %.4g bytes "
-                      "copied in %llu growths)",
-                      predicted, c->opt.budget_s, (double)plan->bytes_appended,
-                      (double)plan->bytes_copied, (unsigned long long)plan->growths);
+        hb_skip fig = {.predicted_s = predicted, .budget_s = c->opt.budget_s};
+        hb_state_skip_with(st, &fig,
+                           "predicted %.4g s > budget %g s (%.4g bytes appended, %.4g bytes "
+                           "copied in %llu growths)",
+                           predicted, c->opt.budget_s, (double)plan->bytes_appended,
+                           (double)plan->bytes_copied, (unsigned long long)plan->growths);
         return 1;
     }
     return 0;
@@ -465,9 +466,11 @@ static void run(hb_state *st, void *arg)
     double work = (double)plan.bytes_appended + (exact_copies ? (double)plan.bytes_copied : 0);
     double limit = c->opt.max_memory > 0 ? c->opt.max_memory : 0.9 * (double)mem_available();
     if (limit > 0 && (double)plan.peak_footprint > limit) {
-        hb_state_skip(st, "needs %.3g GB at its peak, more than the %.3g GB allowed "
-                      "(--hb_max_memory, default 90%% of MemAvailable)",
-                      (double)plan.peak_footprint / 1e9, limit / 1e9);
+        hb_skip fig = {.peak_bytes = (double)plan.peak_footprint, .memory_limit_bytes = limit};
+        hb_state_skip_with(st, &fig,
+                           "needs %.3g GB at its peak, more than the %.3g GB allowed "
+                           "(--hb_max_memory, default 90%% of MemAvailable)",
+                           (double)plan.peak_footprint / 1e9, limit / 1e9);
         return;
     }
     uint64_t key = size; /* the read size and the width are fixed within a family */
