@@ -35,11 +35,21 @@ typedef struct hb_state hb_state; /* a running benchmark: wraps benchmark::State
 typedef struct hb_bench hb_bench; /* a registered family: wraps internal::Benchmark */
 typedef void (*hb_bench_fn)(hb_state *st, void *arg);
 
+/* The profile of a run (--hb_profile): which sizes and arguments the cases register. */
+enum hb_profile {
+    HB_PROFILE_FULL = 0, /* "full": everything, the 1.7 GB production sizes included (default) */
+    HB_PROFILE_QUICK,    /* "quick": CI, small and medium sizes */
+    HB_PROFILE_SMOKE,    /* "smoke": tests, tiny inputs, every strategy verified once */
+    HB_PROFILES          /* the number of profiles (the size of per-profile tables) */
+};
+
 /* Options of a run, parsed by hb_main from --hb_* flags and handed to every case's register. */
 typedef struct hb_options {
     double budget_s;      /* --hb_budget: skip a size of a quadratic strategy predicted to take
                            * longer (s); default 10, at most 1e6 */
-    const char *profile;  /* --hb_profile: "full" (default), "quick" (CI) or "smoke" (tests) */
+    const char *profile;  /* --hb_profile as given: "full" (default), "quick" or "smoke"; cases
+                           * read profile_id */
+    enum hb_profile profile_id; /* the same, parsed once by hb_main */
     const char *data_dir; /* --hb_data: cache of generated inputs; default "data" */
     uint32_t read_size;   /* --hb_read: bytes per read for reading cases; default 4096 */
     double max_memory;    /* --hb_max_memory: bytes a benchmark may hold at its peak, 1 to 2^50;

@@ -375,11 +375,16 @@ int parse_hb_flag(const char *a, hb_options *opt, Flags *f)
     if ((v = flag_value(a, "--hb_budget")))
         return parse_budget(v, &opt->budget_s);
     if ((v = flag_value(a, "--hb_profile"))) {
-        if (std::strcmp(v, "full") && std::strcmp(v, "quick") && std::strcmp(v, "smoke")) {
+        static const char *const names[HB_PROFILES] = {"full", "quick", "smoke"};
+        int id = 0;
+        while (id < HB_PROFILES && std::strcmp(v, names[id]) != 0)
+            id++;
+        if (id == HB_PROFILES) {
             std::fprintf(stderr, "hotbench: --hb_profile is full, quick or smoke, not '%s'\n", v);
             return 2;
         }
-        opt->profile = v;
+        opt->profile = names[id];
+        opt->profile_id = static_cast<enum hb_profile>(id);
     } else if ((v = flag_value(a, "--hb_data"))) {
         opt->data_dir = v;
     } else if ((v = flag_value(a, "--hb_read"))) {
@@ -593,6 +598,7 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     static hb_options opt;
     opt.budget_s = 10.0;
     opt.profile = "full";
+    opt.profile_id = HB_PROFILE_FULL;
     const char *env_data = std::getenv("HB_DATA_DIR");
     opt.data_dir = env_data && *env_data ? env_data : "data";
     opt.read_size = 4096;
@@ -609,7 +615,7 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     if (flags.manifest && !help)
         return print_manifest(cases, ncases);
     if (opt.repetitions < 0)
-        opt.repetitions = std::strcmp(opt.profile, "smoke") == 0 ? 1 : 3;
+        opt.repetitions = opt.profile_id == HB_PROFILE_SMOKE ? 1 : 3;
     if (help) {
         std::printf("usage: hotbench [--hb_* options] [--benchmark_* options]\n\n"
                     "Runs every case's strategies, each verified against its reference before\n"
