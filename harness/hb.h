@@ -13,6 +13,10 @@
  *         hb_state_set_bytes_processed(st, hb_state_iterations(st) * bytes);
  *     }
  *
+ * Cases do not write this themselves: harness/hb_case_run.h registers the families a case
+ * declares as data, from its description (hb_case.h), and runs prepare, verify (once per
+ * argument tuple) and time for each benchmark.
+ *
  * Pointers handed to the harness (names, arg) must outlive the run: register static tables or
  * memory the case keeps until exit. A benchmark that calls hb_state_fail is reported with its
  * message, is not timed, and makes hb_main return non-zero; hb_state_skip (a budget or memory

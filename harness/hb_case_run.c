@@ -15,7 +15,7 @@ const hb_group_desc *hb_case_group(const hb_case_desc *desc, const char *name)
 }
 
 /* The memo of checked tuple args of b, or NULL when it was not checked. *found is set. */
-static unsigned char *checked_find(hb_case_bench *b, const int64_t *args, int *found)
+static unsigned char *checked_find(const hb_case_bench *b, const int64_t *args, int *found)
 {
     size_t memo = b->family->memo_size;
     for (size_t i = 0; i < b->nchecked; i++) {
@@ -60,7 +60,7 @@ static void run_bench(hb_state *st, void *arg)
     hb_case_bench *b = arg;
     const hb_family *f = b->family;
     /* the memo of a tuple being verified (max_align_t: any memo type fits) */
-    max_align_t fresh[8];
+    max_align_t fresh[HB_MEMO_MAX / sizeof(max_align_t)];
     hb_run r;
     memset(&r, 0, sizeof r);
     r.st = st;
@@ -73,12 +73,7 @@ static void run_bench(hb_state *st, void *arg)
     if (f->prepare && f->prepare(&r) != HB_OK)
         return;
     if (!r.verified) {
-        if (f->memo_size > sizeof fresh) {
-            hb_state_fail(st, "the family's memo_size %zu is over %zu bytes", f->memo_size,
-                          sizeof fresh);
-            return;
-        }
-        memset(fresh, 0, sizeof fresh);
+        memset(fresh, 0, sizeof fresh); /* memo_size <= HB_MEMO_MAX: family_check */
         r.memo = f->memo_size ? (void *)fresh : NULL;
         if (f->verify && !f->verify(&r))
             return;
@@ -108,9 +103,11 @@ static int family_check(const hb_case_desc *desc, const hb_family *f, const hb_g
                         "does not list\n", desc->name, f->group);
         return HB_EINVAL;
     }
-    if (nargs > HB_MAX_ARGS || !f->time) {
+    if (nargs > HB_MAX_ARGS || f->memo_size > HB_MEMO_MAX || !f->time) {
         fprintf(stderr, "hotbench: group %s: %s\n", f->group,
-                f->time ? "more than HB_MAX_ARGS arguments" : "no time function");
+                !f->time ? "no time function"
+                : nargs > HB_MAX_ARGS ? "more than HB_MAX_ARGS arguments"
+                                      : "a memo over HB_MEMO_MAX bytes");
         return HB_EINVAL;
     }
     for (const char *const *o = f->only; o && *o; o++) {

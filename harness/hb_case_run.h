@@ -35,7 +35,8 @@
 extern "C" {
 #endif
 
-#define HB_MAX_ARGS 8 /* arguments of a benchmark, at most */
+#define HB_MAX_ARGS 8   /* arguments of a benchmark, at most */
+#define HB_MEMO_MAX 128 /* bytes of a family's memo, at most */
 
 /* The argument tuples of a family for one profile: n tuples of the family's nargs values each,
  * row after row in v (static data). n = 0: the family is not registered in that profile. */
@@ -92,7 +93,8 @@ struct hb_family {
     enum hb_unit unit;            /* the time unit shown */
     enum hb_big_o complexity;     /* the Big-O fitted over the family (HB_O_NONE: none) */
     size_t state_size;            /* bytes of hb_case_bench.state (0: none) */
-    size_t memo_size;             /* bytes kept per checked tuple (0: none) */
+    size_t memo_size;             /* bytes kept per checked tuple: the sizeof of what verify
+                                   * writes at r->memo, at most HB_MEMO_MAX (0: none) */
     /* The implementation of strategy s (of this family's group) in *impl; NULL is allowed (a
      * ceiling the case computes itself). Returns HB_OK, or an hb_err code: the registration
      * stops (the run exits 1 with the message). NULL: impl stays NULL. */
