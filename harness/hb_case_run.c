@@ -99,13 +99,15 @@ static int family_check(const hb_case_desc *desc, const hb_family *f, const hb_g
                         size_t nargs)
 {
     if (!g) {
-        fprintf(stderr, "hotbench: case %s has a family of group %s, which its description "
-                        "does not list\n", desc->name, f->group);
+        fprintf(stderr,
+                "hotbench: case %s has a family of group %s, which its description "
+                "does not list\n",
+                desc->name, f->group);
         return HB_EINVAL;
     }
     if (nargs > HB_MAX_ARGS || f->memo_size > HB_MEMO_MAX || !f->time) {
         fprintf(stderr, "hotbench: group %s: %s\n", f->group,
-                !f->time ? "no time function"
+                !f->time              ? "no time function"
                 : nargs > HB_MAX_ARGS ? "more than HB_MAX_ARGS arguments"
                                       : "a memo over HB_MEMO_MAX bytes");
         return HB_EINVAL;
@@ -228,7 +230,7 @@ int hb_refuse_budget(hb_state *st, const hb_options *opt, double predicted_s, co
         return 0;
     hb_skip fig = {.predicted_s = predicted_s, .budget_s = opt->budget_s};
     int more = detail && *detail;
-    hb_state_skip_with(st, &fig, "predicted %.4g s > budget %g s%s%s%s", predicted_s,
-                       opt->budget_s, more ? " (" : "", more ? detail : "", more ? ")" : "");
+    hb_state_skip_with(st, &fig, "predicted %.4g s > budget %g s%s%s%s", predicted_s, opt->budget_s,
+                       more ? " (" : "", more ? detail : "", more ? ")" : "");
     return 1;
 }

@@ -46,7 +46,9 @@ typedef struct hb_tuples {
 } hb_tuples;
 
 /* hb_tuples of a static array of rows of nargs values. */
+/* clang-format off */
 #define HB_TUPLES(array, nargs) {(array), sizeof(array) / sizeof((array)[0]) / (nargs)}
+/* clang-format on */
 
 typedef struct hb_family hb_family;
 typedef struct hb_case_bench hb_case_bench;
@@ -55,14 +57,14 @@ typedef struct hb_case_bench hb_case_bench;
 typedef struct hb_run {
     hb_state *st;
     hb_case_bench *bench;
-    void *ctx;                   /* the case's context given to hb_case_register */
-    int64_t args[HB_MAX_ARGS];   /* this run's arguments, in the family's order */
+    void *ctx;                 /* the case's context given to hb_case_register */
+    int64_t args[HB_MAX_ARGS]; /* this run's arguments, in the family's order */
     size_t nargs;
-    int verified;                /* nonzero: the tuple was checked earlier in this process */
-    void *memo;                  /* the family's memo_size bytes kept with the tuple: zeroed
-                                  * before verify, what verify left there in later runs; NULL
-                                  * when memo_size is 0 */
-    void *input;                 /* set by prepare for verify and time (owned by the case) */
+    int verified; /* nonzero: the tuple was checked earlier in this process */
+    void *memo;   /* the family's memo_size bytes kept with the tuple: zeroed
+                   * before verify, what verify left there in later runs; NULL
+                   * when memo_size is 0 */
+    void *input;  /* set by prepare for verify and time (owned by the case) */
 } hb_run;
 
 /* One registered benchmark family: a strategy of a group. */
@@ -76,25 +78,25 @@ struct hb_case_bench {
                                        * carries from one run of the family to the next */
     char name[96];                    /* "<group>/<strategy>" */
     /* the checked-input cache: the tuples verified so far, with their memos */
-    int64_t *checked;                 /* nchecked tuples of nargs values */
-    unsigned char *memos;             /* nchecked memos of memo_size bytes */
+    int64_t *checked;     /* nchecked tuples of nargs values */
+    unsigned char *memos; /* nchecked memos of memo_size bytes */
     size_t nchecked, capchecked, nargs;
-    hb_case_bench *next;              /* the set's list */
+    hb_case_bench *next; /* the set's list */
 };
 
 /* One family of a case: static const data plus the case's functions. */
 struct hb_family {
-    const char *group;            /* a group of the case description, e.g. "rfc3339-digits" */
-    const char *const *only;      /* the strategies of the group to register, NULL-terminated;
-                                   * NULL = every strategy the description lists */
-    int kind;                     /* the case's tag for the family (read by its functions) */
-    const char *const *arg_names; /* NULL-terminated, at most HB_MAX_ARGS */
+    const char *group;             /* a group of the case description, e.g. "rfc3339-digits" */
+    const char *const *only;       /* the strategies of the group to register, NULL-terminated;
+                                    * NULL = every strategy the description lists */
+    int kind;                      /* the case's tag for the family (read by its functions) */
+    const char *const *arg_names;  /* NULL-terminated, at most HB_MAX_ARGS */
     hb_tuples tuples[HB_PROFILES]; /* per profile (enum hb_profile order) */
-    enum hb_unit unit;            /* the time unit shown */
-    enum hb_big_o complexity;     /* the Big-O fitted over the family (HB_O_NONE: none) */
-    size_t state_size;            /* bytes of hb_case_bench.state (0: none) */
-    size_t memo_size;             /* bytes kept per checked tuple: the sizeof of what verify
-                                   * writes at r->memo, at most HB_MEMO_MAX (0: none) */
+    enum hb_unit unit;             /* the time unit shown */
+    enum hb_big_o complexity;      /* the Big-O fitted over the family (HB_O_NONE: none) */
+    size_t state_size;             /* bytes of hb_case_bench.state (0: none) */
+    size_t memo_size;              /* bytes kept per checked tuple: the sizeof of what verify
+                                    * writes at r->memo, at most HB_MEMO_MAX (0: none) */
     /* The implementation of strategy s (of this family's group) in *impl; NULL is allowed (a
      * ceiling the case computes itself). Returns HB_OK, or an hb_err code: the registration
      * stops (the run exits 1 with the message). NULL: impl stays NULL. */

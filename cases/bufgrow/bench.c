@@ -13,26 +13,26 @@
  * appended to the sink, then hb_sink_finish; the sink's release is outside the timed region.
  * The families are data (bg_families: sizes per profile), registered by the harness from the case
  * description's strategies (hb_case_run.h), which also keeps the checked-input cache: before
- * timing a size the first time, each benchmark runs its strategy once with glibc's malloc perturbation on (every
- * allocation poisoned), compares the result's size and crc32 with the generator's (and every
- * byte when the payload is small), and fails without timing on a mismatch.
+ * timing a size the first time, each benchmark runs its strategy once with glibc's malloc
+ * perturbation on (every allocation poisoned), compares the result's size and crc32 with the
+ * generator's (and every byte when the payload is small), and fails without timing on a mismatch.
  *
  * Budget: --hb_budget applies only to the strategies the case description (case.c) declares
- * quadratic (complexity 2: httpcore, additive, httpcore-heap). Such a size is run only if its predicted
- * time fits the budget. The prediction is the work the strategy will do at that size - bytes
- * appended plus bytes copied, from hb_sink_plan's dry run - times the seconds per byte of work
- * measured at the family's previous size, its copies priced by a measured growth step. So the
+ * quadratic (complexity 2: httpcore, additive, httpcore-heap). Such a size is run only if its
+ * predicted time fits the budget. The prediction is the work the strategy will do at that size -
+ * bytes appended plus bytes copied, from hb_sink_plan's dry run - times the seconds per byte of
+ * work measured at the family's previous size, its copies priced by a measured growth step. So the
  * httpcore overflow is seen coming although no smaller size shows it. Linear strategies and the
  * baselines run every size of the profile, the 1.7 GB production size included: they are
  * measured, never predicted - unless a linear strategy's dry run copies more than 8 bytes per
  * byte appended (BG_LINEAR_COPIES_MAX: a regression made it quadratic), which the budget then
- * binds like a declared quadratic one. The 32-bit cliff families (full profile) have a time allowance of
- * their own: they always run their sizes (just below 2^30, and fixed numbers of additive steps
- * just past it), whatever the budget; before they start, hotbench prints on stderr how long they
- * are expected to take, priced by a growth step and a warm copy measured then, and records it in
- * the run context as bufgrow_cliff_expected_s, and each of their rows carries its own expected
- * seconds as hb_predicted_s (docs/manifest.md). Every size, of every family, is still skipped when
- * its peak memory exceeds --hb_max_memory (default 90% of MemAvailable).
+ * binds like a declared quadratic one. The 32-bit cliff families (full profile) have a time
+ * allowance of their own: they always run their sizes (just below 2^30, and fixed numbers of
+ * additive steps just past it), whatever the budget; before they start, hotbench prints on stderr
+ * how long they are expected to take, priced by a growth step and a warm copy measured then, and
+ * records it in the run context as bufgrow_cliff_expected_s, and each of their rows carries its own
+ * expected seconds as hb_predicted_s (docs/manifest.md). Every size, of every family, is still
+ * skipped when its peak memory exceeds --hb_max_memory (default 90% of MemAvailable).
  */
 #include "hb.h"
 #include "hb_bufgrow.h"
@@ -71,17 +71,16 @@ typedef struct bg_input {
     uint32_t body_crc_n;   /* identity: crc32 of body[0 .. size), the memcpy baseline's answer */
 } bg_input;
 
-
 typedef struct bg_ctx bg_ctx;
 
 /* What a family carries from one run to the next (hb_case_bench.state), and the run's plan from
  * prepare to verify and time. */
 typedef struct bg_fam {
-    double sec_per_work;  /* measured at the family's last timed size: what the budget predicts
-                           * from */
-    hb_sink_config cfg;   /* this run's */
-    hb_sink_stats plan;   /* this run's dry run */
-    double work;          /* bytes appended + bytes copied (exact copies only) */
+    double sec_per_work; /* measured at the family's last timed size: what the budget predicts
+                          * from */
+    hb_sink_config cfg;  /* this run's */
+    hb_sink_stats plan;  /* this run's dry run */
+    double work;         /* bytes appended + bytes copied (exact copies only) */
 } bg_fam;
 
 /* The measured cost of one allocate-copy-free growth step of a given size (see copy_rate). */
@@ -128,7 +127,6 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
             total ? 100.0 * (double)done / (double)total : 100.0, done >= total ? "\n" : "");
     fflush(stderr);
 }
-
 
 /* Dechunks a whole body into a malloc'd buffer of exactly expect bytes (the gzip stream). The
  * decoder stops when its output is full, so it is called until it reports the end of the body. */
@@ -297,7 +295,6 @@ static int check_result(const bg_input *in, int is_baseline, const uint8_t *data
     return 1;
 }
 
-
 /* Runs the strategy once with every allocation poisoned and checks its answer. */
 static int verify(hb_run *r)
 {
@@ -417,11 +414,10 @@ static int budget_refuses(hb_run *r)
      * appended or copied, plus inflate at 0.25 GB/s for a gzip body. A quadratic strategy's
      * copies are priced by a measured growth step as long as its copies (copy_rate): its
      * smaller sizes copy from cache and would predict the big copies far too cheap. */
-    double linear = f->sec_per_work > 0 ? f->sec_per_work
-                                        : BG_DEFAULT_S_PER_BYTE +
-                                              (r->bench->family->kind == BG_GZIP
-                                                   ? BG_DEFAULT_S_PER_INFLATED
-                                                   : 0);
+    double linear = f->sec_per_work > 0
+                        ? f->sec_per_work
+                        : BG_DEFAULT_S_PER_BYTE +
+                              (r->bench->family->kind == BG_GZIP ? BG_DEFAULT_S_PER_INFLATED : 0);
     double predicted = f->work * linear;
     if (predicted > c->opt.budget_s && plan->growths > 0) {
         double rate = copy_rate(c, plan->bytes_copied / plan->growths);
@@ -480,8 +476,7 @@ static int prepare(hb_run *r)
     r->input = get_input(c, size, kind == BG_GZIP, &why);
     if (!r->input) {
         if (size >= BG_CACHE_MIN)
-            hb_state_fail(r->st, "cannot build the input (cache in %s): %s", c->opt.data_dir,
-                          why);
+            hb_state_fail(r->st, "cannot build the input (cache in %s): %s", c->opt.data_dir, why);
         else
             hb_state_fail(r->st, "cannot build the input: %s", why);
         return HB_EINVAL;
@@ -622,7 +617,6 @@ static double cliff_seconds(const bg_ctx *c, const hb_sink_strategy *s, uint64_t
            (double)(at.bytes_copied - below.bytes_copied) * step_s;
 }
 
-
 /* When this run will run sizes of the 32-bit cliff families: measures a fresh growth step
  * (copy_rate) and a warm copy (httpcore-heap's steps reuse dead arrays' memory), prices the
  * selected sizes with cliff_seconds (repetitions + 1 verification run each), keeps the line for
@@ -710,6 +704,7 @@ static int bind(void *ctx, const hb_family *f, const hb_strategy_desc *d, const 
 }
 
 /* The payload sizes per profile (the read size, --hb_read, is added at registration). */
+/* clang-format off */
 static const int64_t sizes_full[] = {64 * KiB,  256 * KiB, 1 * MiB,    4 * MiB,
                                      16 * MiB,  64 * MiB,  256 * MiB,  1024 * MiB,
                                      HB_GEN_DEFAULT_SIZE};
@@ -735,6 +730,8 @@ static const int64_t cliff_quick[] = {W24(1 * MiB), W24(2 * MiB), W24(3 * MiB), 
 static const int64_t cliff_smoke[] = {16, 8 * KiB, 16, 16 * KiB, 16, 20 * KiB, 16, 32 * KiB};
 static const int64_t cliff_heap_full[] = {32, 1024 * MiB - 1 * MiB, 32, 1024 * MiB + 32 * KiB,
                                           32, 1024 * MiB + 64 * KiB, 32, 1024 * MiB + 128 * KiB};
+
+/* clang-format on */
 
 static const char *const body_args[] = {"size", "read", NULL};
 static const char *const cliff_args[] = {"width", "size", NULL};

@@ -406,7 +406,6 @@ static int same(const hb_rfc3339_time *a, const hb_rfc3339_time *b)
     return a->seconds == b->seconds && a->nanos == b->nanos;
 }
 
-
 /* Runs the strategy once on the set (poisoned output) and compares every value. */
 static int verify_set(const hb_rfc3339_strategy *sg, rf_set *s, hb_state *st)
 {
@@ -441,8 +440,7 @@ static int verify_rejects(const rf_ctx *c, const hb_rfc3339_strategy *sg, hb_sta
 {
     if (!sg->validating || sg->input == HB_RFC3339_IN_BINARY)
         return 1;
-    const rf_rejects *r =
-        sg->input == HB_RFC3339_IN_TEXT ? &c->text_rejects : &c->millis_rejects;
+    const rf_rejects *r = sg->input == HB_RFC3339_IN_TEXT ? &c->text_rejects : &c->millis_rejects;
     hb_rfc3339_time *out = malloc((r->n ? r->n : 1) * sizeof *out);
     if (!out) {
         hb_state_fail(st, "out of memory for the rejection set");
@@ -649,9 +647,9 @@ static const char *const dates_arg[] = {"dates", NULL};
 
 /* No Big-O fit: google-benchmark 1.7.1 crashes computing one for a family whose runs all failed
  * verification; the scaling is read from the rows family's JSON. */
+/* clang-format off */
 #define ALL(a) {HB_TUPLES(a, 1), HB_TUPLES(a, 1), HB_TUPLES(a, 1)}
 #define PARSERS HB_US, HB_O_NONE, 0, 0, bind, NULL, prepare, verify, time_set
-/* clang-format off */
 /* group              only  kind        arguments    tuples per profile (full, quick, smoke) */
 static const hb_family rf_families[] = {
     {"rfc3339",         NULL, RF_ROWS,    rows_arg,

@@ -50,7 +50,6 @@ typedef struct vin {
     uint64_t lt; /* '<' bytes, counted by a byte loop */
 } vin;
 
-
 typedef struct vctx {
     hb_options opt;
     hb_case_set set;
@@ -155,7 +154,6 @@ static vin *get_input(vctx *c, uint32_t volumes, uint32_t tags, int compact, cha
     return NULL;
 }
 
-
 /* Runs the strategy once with every allocation poisoned and checks its answer. */
 static int verify_decode(const hb_vol_strategy *s, const vin *in, size_t piece, hb_state *st,
                          hb_vol_mem_stats *mem)
@@ -207,8 +205,8 @@ static int verify_decode(const hb_vol_strategy *s, const vin *in, size_t piece, 
 static int prepare(hb_run *r)
 {
     char why[256];
-    r->input = get_input(r->ctx, (uint32_t)r->args[0], (uint32_t)r->args[1], (int)r->args[2],
-                         why, sizeof why);
+    r->input = get_input(r->ctx, (uint32_t)r->args[0], (uint32_t)r->args[1], (int)r->args[2], why,
+                         sizeof why);
     if (!r->input) {
         hb_state_fail(r->st, "cannot build the input: %s", why);
         return HB_EINVAL;
@@ -300,11 +298,15 @@ static const int64_t args_smoke[] = {
 static const char *const arg_names[] = {"volumes", "tags", "compact", "piece", NULL};
 
 /* one family: every strategy of the group; repetitions: hb_main passes --hb_repetitions on */
+/* clang-format off */
+/* group     only  kind  arguments  tuples per profile (full, quick, smoke)
+ *           unit   Big-O      state  memo (the verification's allocation counts) */
 static const hb_family vol_families[] = {
-    {"volumes", NULL, 0, arg_names,
-     {HB_TUPLES(args_full, 4), HB_TUPLES(args_quick, 4), HB_TUPLES(args_smoke, 4)}, HB_US,
-     HB_O_NONE, 0, sizeof(hb_vol_mem_stats), bind, takes, prepare, verify, time_decode},
+    {"volumes", NULL, 0,   arg_names,
+     {HB_TUPLES(args_full, 4), HB_TUPLES(args_quick, 4), HB_TUPLES(args_smoke, 4)},
+     HB_US, HB_O_NONE, 0, sizeof(hb_vol_mem_stats), bind, takes, prepare, verify, time_decode},
 };
+/* clang-format on */
 
 extern const hb_case_desc hb_volumes_case; /* case.c */
 
