@@ -14,6 +14,27 @@ const hb_group_desc *hb_case_group(const hb_case_desc *desc, const char *name)
     return NULL;
 }
 
+int hb_case_check_registry(const hb_case_desc *desc, const char *group, const void *rows,
+                           size_t count, size_t stride)
+{
+    const hb_group_desc *g = hb_case_group(desc, group);
+    for (size_t i = 0; i < count; i++) {
+        const char *name;
+        memcpy(&name, (const unsigned char *)rows + i * stride, sizeof name);
+        const hb_strategy_desc *s = g ? g->strategies : NULL;
+        while (s && s->name && strcmp(s->name, name) != 0)
+            s++;
+        if (!s || !s->name) {
+            fprintf(stderr,
+                    "hotbench: strategy %s of the registry is not in group %s of "
+                    "cases/%s/case.c: describe it there\n",
+                    name, group, desc->name);
+            return HB_EINVAL;
+        }
+    }
+    return HB_OK;
+}
+
 /* The memo of checked tuple args of b, or NULL when it was not checked. *found is set. */
 static unsigned char *checked_find(const hb_case_bench *b, const int64_t *args, int *found)
 {

@@ -132,6 +132,14 @@ int hb_case_register(const hb_case_desc *desc, const hb_family *families, size_t
 /* The group named name of desc, or NULL. */
 const hb_group_desc *hb_case_group(const hb_case_desc *desc, const char *name);
 
+/* Checks that group of desc describes every row of a strategy registry, since hb_case_register
+ * registers what the description lists and a row it leaves out would never be benchmarked. rows
+ * is count rows of stride bytes each whose first member is the strategy's name (a const char *),
+ * as in every registry of the suite. Returns HB_OK, or HB_EINVAL after a message on stderr naming
+ * the row and the group. */
+int hb_case_check_registry(const hb_case_desc *desc, const char *group, const void *rows,
+                           size_t count, size_t stride);
+
 /* The run's memory allowance in bytes: opt->max_memory when set, else 90% of MemAvailable now
  * (/proc/meminfo); 0 when unknown (no limit). */
 double hb_memory_limit(const hb_options *opt);

@@ -787,7 +787,13 @@ int hb_bufgrow_register(const hb_options *opt)
     snprintf(buf, sizeof buf, "%d", BG_GZIP_LEVEL);
     hb_add_context("bufgrow_gzip_level", buf);
 
-    int rc = hb_case_register(&hb_bufgrow_case, fams, BG_NFAMILIES, c, opt, &c->set);
+    int rc = HB_OK;
+    for (size_t k = 0; k < BG_NFAMILIES && rc == HB_OK; k++)
+        if (bg_families[k].kind == BG_BODY || bg_families[k].kind == BG_GZIP)
+            rc = hb_case_check_registry(&hb_bufgrow_case, bg_families[k].group, hb_sink_strategies,
+                                        hb_sink_strategy_count, sizeof hb_sink_strategies[0]);
+    if (rc == HB_OK)
+        rc = hb_case_register(&hb_bufgrow_case, fams, BG_NFAMILIES, c, opt, &c->set);
     bg_cliff32 cliff32[2];
     size_t n32 = cliff32_of(c, fams, BG_NFAMILIES, cliff32);
     if (rc == HB_OK && n32 > 0)

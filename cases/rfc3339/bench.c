@@ -680,6 +680,16 @@ int hb_rfc3339_register(const hb_options *opt)
     snprintf(buf, sizeof buf, "%lld", (long long)c->variant_rows);
     hb_add_context("rfc3339_variant_rows", buf);
     hb_add_context("rfc3339_simd_level", hb_rfc3339_simd_level());
-    return hb_case_register(&hb_rfc3339_case, rf_families,
-                            sizeof rf_families / sizeof rf_families[0], c, opt, &c->set);
+    size_t n = sizeof rf_families / sizeof rf_families[0];
+    int rc = HB_OK;
+    for (size_t k = 0; k < n && rc == HB_OK; k++) { /* every registry row is described */
+        const char *group = rf_families[k].group;
+        if (rf_families[k].kind == RF_DAYS)
+            rc = hb_case_check_registry(&hb_rfc3339_case, group, hb_days_strategies,
+                                        hb_days_strategy_count, sizeof hb_days_strategies[0]);
+        else
+            rc = hb_case_check_registry(&hb_rfc3339_case, group, hb_rfc3339_strategies,
+                                        hb_rfc3339_strategy_count, sizeof hb_rfc3339_strategies[0]);
+    }
+    return rc == HB_OK ? hb_case_register(&hb_rfc3339_case, rf_families, n, c, opt, &c->set) : rc;
 }
