@@ -11,6 +11,8 @@
 #   make report     results/REPORT.md and its charts (results/charts/) from the latest run
 #   make reference  copy the latest run into results/reference/ and write its report there
 #   make clean      remove the build trees (generated inputs in data/ are kept)
+#   make new-case NAME=<name>  a minimal working case in cases/<name>/ from templates/case/, and
+#                   its line in cases/cases.def (README.md, "Adding a case")
 BUILD      ?= build
 TEST_BUILD ?= build-test
 ASAN_BUILD ?= build-asan
@@ -122,3 +124,8 @@ E2E_ARGS ?=
 .PHONY: bench-e2e
 bench-e2e: build
 	@scripts/e2e.sh $(E2E_ARGS) $(BUILD)
+
+# --- a new case (issue 12): cases/<name>/ from templates/case/ plus one line in cases/cases.def --
+.PHONY: new-case
+new-case:
+	@templates/new-case.sh '$(NAME)'

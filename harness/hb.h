@@ -13,6 +13,10 @@
  *         hb_state_set_bytes_processed(st, hb_state_iterations(st) * bytes);
  *     }
  *
+ * Cases do not write this themselves: harness/hb_case_run.h registers the families a case
+ * declares as data, from its description (hb_case.h), and runs prepare, verify (once per
+ * argument tuple) and time for each benchmark.
+ *
  * Pointers handed to the harness (names, arg) must outlive the run: register static tables or
  * memory the case keeps until exit. A benchmark that calls hb_state_fail is reported with its
  * message, is not timed, and makes hb_main return non-zero; hb_state_skip (a budget or memory
@@ -35,11 +39,21 @@ typedef struct hb_state hb_state; /* a running benchmark: wraps benchmark::State
 typedef struct hb_bench hb_bench; /* a registered family: wraps internal::Benchmark */
 typedef void (*hb_bench_fn)(hb_state *st, void *arg);
 
+/* The profile of a run (--hb_profile): which sizes and arguments the cases register. */
+enum hb_profile {
+    HB_PROFILE_FULL = 0, /* "full": everything, the 1.7 GB production sizes included (default) */
+    HB_PROFILE_QUICK,    /* "quick": CI, small and medium sizes */
+    HB_PROFILE_SMOKE,    /* "smoke": tests, tiny inputs, every strategy verified once */
+    HB_PROFILES          /* the number of profiles (the size of per-profile tables) */
+};
+
 /* Options of a run, parsed by hb_main from --hb_* flags and handed to every case's register. */
 typedef struct hb_options {
     double budget_s;      /* --hb_budget: skip a size of a quadratic strategy predicted to take
                            * longer (s); default 10, at most 1e6 */
-    const char *profile;  /* --hb_profile: "full" (default), "quick" (CI) or "smoke" (tests) */
+    const char *profile;  /* --hb_profile as given: "full" (default), "quick" or "smoke"; cases
+                           * read profile_id */
+    enum hb_profile profile_id; /* the same, parsed once by hb_main */
     const char *data_dir; /* --hb_data: cache of generated inputs; default "data" */
     uint32_t read_size;   /* --hb_read: bytes per read for reading cases; default 4096 */
     double max_memory;    /* --hb_max_memory: bytes a benchmark may hold at its peak, 1 to 2^50;
@@ -144,8 +158,30 @@ void hb_state_set_label(hb_state *st, const char *label);
 void hb_state_fail(hb_state *st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* A refusal that is not a failure (predicted time over the budget, not enough memory): reported
- * with "skipped: <message>" in the console and the JSON. Call before the loop, then return. */
+ * with "skipped: <message>" in the console and the JSON. Call before the loop, then return.
+ * A refusal with figures goes through hb_state_skip_with instead, so that scripts read numbers,
+ * not prose. */
 void hb_state_skip(hb_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The figures of a refusal; 0 = not applicable. In the run's JSON row they are the numeric
+ * fields hb_predicted_s and hb_budget_s (refused by the time budget: the predicted seconds of one
+ * run of the benchmark, and --hb_budget), hb_peak_bytes and hb_memory_limit_bytes (refused for
+ * memory: the predicted peak, and the bytes allowed); docs/manifest.md, "Fields of a run's
+ * rows". */
+typedef struct hb_skip {
+    double predicted_s;        /* seconds */
+    double budget_s;           /* seconds */
+    double peak_bytes;         /* bytes */
+    double memory_limit_bytes; /* bytes */
+} hb_skip;
+
+/* hb_state_skip with the figures of why (copied; NULL = none): the console shows the message, the
+ * JSON row of this run (this repetition) carries the message and the figures that are not 0.
+ * google-benchmark 1.7.1 drops the counters of a run that skipped, so the shim keeps the figures
+ * (keyed by the run's name and repetition) and its reporter adds them to the row. Call before the
+ * loop, then return. */
+void hb_state_skip_with(hb_state *st, const hb_skip *why, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The do-not-optimise barrier usable from C: the compiler must assume the value or the memory
  * at p is read, so the computation producing it is kept (benchmark::DoNotOptimize). */

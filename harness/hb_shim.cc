@@ -85,6 +85,24 @@ __attribute__((format(printf, 1, 0))) std::string vformat(const char *fmt, va_li
     return s;
 }
 
+// The figures of each refusal (hb_state_skip_with), keyed by the run's name as the reporter sees
+// it (<family>/<args>), one entry per skip in the order the skips happened: a benchmark skips once
+// per repetition, and the reporter takes the k-th entry for the k-th skipped row of that name.
+// google-benchmark 1.7.1 drops the counters of a run that called SkipWithError, so the reporter
+// puts the figures back as counters (inject_skip_figures).
+std::map<std::string, std::vector<hb_skip>> &skip_records()
+{
+    static std::map<std::string, std::vector<hb_skip>> m;
+    return m;
+}
+
+// The argument names of each family (hb_bench_arg_names), to name a run as google-benchmark does.
+std::map<std::string, std::vector<std::string>> &family_arg_names()
+{
+    static std::map<std::string, std::vector<std::string>> m;
+    return m;
+}
+
 // The Big-O each family asked for (hb_bench_complexity), by family name. google-benchmark 1.7.1
 // crashes when every run of a family with a complexity fails (it takes the first of its
 // successful runs), and hotbench fails runs on purpose, so the shim fits complexity itself, in
@@ -172,17 +190,19 @@ class Reporter : public benchmark::BenchmarkReporter
         inner_->SetErrorStream(&GetErrorStream());
         return inner_->ReportContext(context);
     }
-    void ReportRuns(const std::vector<Run> &runs) override
+    void ReportRuns(const std::vector<Run> &given) override
     {
-        for (const Run &r : runs) {
+        std::vector<Run> runs(given);
+        for (Run &r : runs) {
             if (r.run_name.function_name != family_) {
                 FlushComplexity();
                 family_ = r.run_name.function_name;
             }
             if (r.error_occurred) {
-                if (r.error_message.compare(0, sizeof kSkipPrefix - 1, kSkipPrefix) == 0)
+                if (r.error_message.compare(0, sizeof kSkipPrefix - 1, kSkipPrefix) == 0) {
                     skipped_++;
-                else
+                    InjectSkipFigures(&r);
+                } else
                     failed_.push_back(r.benchmark_name() + ": " + r.error_message);
             } else if (r.run_type == Run::RT_Iteration && r.iterations > 0) {
                 family_runs_.push_back(r);
@@ -205,6 +225,29 @@ class Reporter : public benchmark::BenchmarkReporter
     }
 
   private:
+    // Adds the figures hb_state_skip_with recorded for this skipped row as counters (the JSON
+    // prints a skipped row's counters; the console shows the message only).
+    void InjectSkipFigures(Run *r)
+    {
+        std::string key = r->run_name.function_name;
+        if (!r->run_name.args.empty())
+            key += "/" + r->run_name.args;
+        auto rec = skip_records().find(key);
+        size_t k = consumed_[key]++;
+        if (rec == skip_records().end() || k >= rec->second.size())
+            return;
+        const hb_skip &f = rec->second[k];
+        const std::pair<const char *, double> fields[] = {
+            {"hb_predicted_s", f.predicted_s},
+            {"hb_budget_s", f.budget_s},
+            {"hb_peak_bytes", f.peak_bytes},
+            {"hb_memory_limit_bytes", f.memory_limit_bytes},
+        };
+        for (const auto &fv : fields)
+            if (fv.second != 0)
+                r->counters[fv.first] = benchmark::Counter(fv.second);
+    }
+
     void FlushComplexity()
     {
         std::vector<Run> runs;
@@ -253,6 +296,7 @@ class Reporter : public benchmark::BenchmarkReporter
     std::vector<Run> family_runs_;
     std::vector<std::string> failed_;
     size_t skipped_ = 0;
+    std::map<std::string, size_t> consumed_; // skip records used, per run name
 };
 
 // The family of the benchmark running now, for the callgrind dump labels (see HB_CALLGRIND).
@@ -331,11 +375,16 @@ int parse_hb_flag(const char *a, hb_options *opt, Flags *f)
     if ((v = flag_value(a, "--hb_budget")))
         return parse_budget(v, &opt->budget_s);
     if ((v = flag_value(a, "--hb_profile"))) {
-        if (std::strcmp(v, "full") && std::strcmp(v, "quick") && std::strcmp(v, "smoke")) {
+        static const char *const names[HB_PROFILES] = {"full", "quick", "smoke"};
+        int id = 0;
+        while (id < HB_PROFILES && std::strcmp(v, names[id]) != 0)
+            id++;
+        if (id == HB_PROFILES) {
             std::fprintf(stderr, "hotbench: --hb_profile is full, quick or smoke, not '%s'\n", v);
             return 2;
         }
-        opt->profile = v;
+        opt->profile = names[id];
+        opt->profile_id = static_cast<enum hb_profile>(id);
     } else if ((v = flag_value(a, "--hb_data"))) {
         opt->data_dir = v;
     } else if ((v = flag_value(a, "--hb_read"))) {
@@ -437,6 +486,30 @@ Selection &selection()
     return s;
 }
 
+// The running benchmark's name as the reporter sees it: <family>/<arg>:<value>/... (the names of
+// hb_bench_arg_names; a value alone where a family has none).
+std::string running_name(const hb_state *st)
+{
+    const std::string &family = *callgrind_family();
+    std::string name = family;
+    const std::vector<std::string> &names = family_arg_names()[family];
+    size_t n = family_nargs()[family];
+    for (size_t i = 0; i < n; i++) {
+        name += "/";
+        if (i < names.size() && !names[i].empty())
+            name += names[i] + ":";
+        name += std::to_string(S(st).range(i));
+    }
+    return name;
+}
+
+// Records one skip of the running benchmark (its figures, or none) for the reporter.
+void record_skip(const hb_state *st, const hb_skip *why)
+{
+    hb_skip none = {0, 0, 0, 0};
+    skip_records()[running_name(st)].push_back(why ? *why : none);
+}
+
 } // namespace
 
 extern "C" {
@@ -525,6 +598,7 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     static hb_options opt;
     opt.budget_s = 10.0;
     opt.profile = "full";
+    opt.profile_id = HB_PROFILE_FULL;
     const char *env_data = std::getenv("HB_DATA_DIR");
     opt.data_dir = env_data && *env_data ? env_data : "data";
     opt.read_size = 4096;
@@ -541,7 +615,7 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     if (flags.manifest && !help)
         return print_manifest(cases, ncases);
     if (opt.repetitions < 0)
-        opt.repetitions = std::strcmp(opt.profile, "smoke") == 0 ? 1 : 3;
+        opt.repetitions = opt.profile_id == HB_PROFILE_SMOKE ? 1 : 3;
     if (help) {
         std::printf("usage: hotbench [--hb_* options] [--benchmark_* options]\n\n"
                     "Runs every case's strategies, each verified against its reference before\n"
@@ -695,6 +769,7 @@ void hb_bench_range(hb_bench *b, int64_t lo, int64_t hi, int mult)
 void hb_bench_arg_names(hb_bench *b, const char *const *names, size_t n)
 {
     B(b)->ArgNames(std::vector<std::string>(names, names + n));
+    family_arg_names()[family_names()[B(b)]] = std::vector<std::string>(names, names + n);
 }
 
 void hb_bench_complexity(hb_bench *b, enum hb_big_o o)
@@ -821,6 +896,17 @@ void hb_state_skip(hb_state *st, const char *fmt, ...)
     va_start(ap, fmt);
     std::string msg = kSkipPrefix + vformat(fmt, ap);
     va_end(ap);
+    record_skip(st, nullptr);
+    S(st).SkipWithError(msg.c_str());
+}
+
+void hb_state_skip_with(hb_state *st, const hb_skip *why, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    std::string msg = kSkipPrefix + vformat(fmt, ap);
+    va_end(ap);
+    record_skip(st, why);
     S(st).SkipWithError(msg.c_str());
 }
 

@@ -49,9 +49,18 @@ check "a wrong answer is named" grep -q "error: result differs from the referenc
 check "a wrong answer is not timed" bash -c "! grep -E '^bufgrow/doubling/size:[0-9]+/read:4096/real_time +[0-9]' '$work/out'"
 check "all sizes failing does not crash" grep -q "FAILED and were not timed" "$work/out"
 
-run --hb_profile=smoke --hb_max_memory=100K --benchmark_filter='^bufgrow/exact/size:262144/'
+run --hb_profile=smoke --hb_max_memory=100K --benchmark_filter='^bufgrow/exact/size:262144/' \
+    --benchmark_out="$work/memory.json"
 check "memory refusal exits 0" test "$status" -eq 0
 check "memory refusal says why" grep -q "skipped: needs 0.000262 GB at its peak" "$work/out"
+check "memory refusal carries its figures" /usr/bin/python3 - "$work/memory.json" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("error_occurred")]
+assert rows, "no skipped row"
+for b in rows:
+    assert b["hb_peak_bytes"] == 262144 and b["hb_memory_limit_bytes"] == 100000, b
+    assert "hb_predicted_s" not in b and "hb_budget_s" not in b, b
+PY
 
 run --hb_profile=full --benchmark_filter='^bufgrow/httpcore/size:1700000000/'
 check "budget skip without a smaller size exits 0" test "$status" -eq 0
@@ -74,6 +83,9 @@ for b in json.load(open(sys.argv[1]))["benchmarks"]:
     if strategy in quadratic:
         assert b.get("error_occurred") and b["error_message"].startswith(
             "skipped: predicted") and "> budget 1e-06 s" in b["error_message"], b
+        # the figures as numbers (docs/manifest.md, "Fields of a run's rows")
+        assert b["hb_budget_s"] == 1e-06 and b["hb_predicted_s"] > 1e-06, b
+        assert "hb_peak_bytes" not in b, b
     else:
         assert not b.get("error_occurred"), b
 assert quadratic < seen and {"memcpy", "inflate", "doubling", "block-list"} < seen, seen

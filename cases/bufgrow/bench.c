@@ -11,29 +11,33 @@
  *
  * One timed iteration reads the whole body: chunked decoding (and inflate) into reads of R bytes
  * appended to the sink, then hb_sink_finish; the sink's release is outside the timed region.
- * Before timing, each benchmark runs its strategy once with glibc's malloc perturbation on (every
- * allocation poisoned), compares the result's size and crc32 with the generator's (and every
- * byte when the payload is small), and fails without timing on a mismatch.
+ * The families are data (bg_families: sizes per profile), registered by the harness from the case
+ * description's strategies (hb_case_run.h), which also keeps the checked-input cache: before
+ * timing a size the first time, each benchmark runs its strategy once with glibc's malloc
+ * perturbation on (every allocation poisoned), compares the result's size and crc32 with the
+ * generator's (and every byte when the payload is small), and fails without timing on a mismatch.
  *
- * Budget: --hb_budget applies only to the strategies the registry declares quadratic
- * (complexity 2: httpcore, additive, httpcore-heap). Such a size is run only if its predicted
- * time fits the budget. The prediction is the work the strategy will do at that size - bytes
- * appended plus bytes copied, from hb_sink_plan's dry run - times the seconds per byte of work
- * measured at the family's previous size, its copies priced by a measured growth step. So the
+ * Budget: --hb_budget applies only to the strategies the case description (case.c) declares
+ * quadratic (complexity 2: httpcore, additive, httpcore-heap). Such a size is run only if its
+ * predicted time fits the budget. The prediction is the work the strategy will do at that size -
+ * bytes appended plus bytes copied, from hb_sink_plan's dry run - times the seconds per byte of
+ * work measured at the family's previous size, its copies priced by a measured growth step. So the
  * httpcore overflow is seen coming although no smaller size shows it. Linear strategies and the
  * baselines run every size of the profile, the 1.7 GB production size included: they are
  * measured, never predicted - unless a linear strategy's dry run copies more than 8 bytes per
  * byte appended (BG_LINEAR_COPIES_MAX: a regression made it quadratic), which the budget then
- * binds like a declared quadratic one. The 32-bit cliff families (full profile) have a time allowance of
- * their own: they always run their sizes (just below 2^30, and fixed numbers of additive steps
- * just past it), whatever the budget; before they start, hotbench prints on stderr how long they
- * are expected to take, priced by a growth step and a warm copy measured then, and records it in
- * the run context as bufgrow_cliff_expected_s. Every size, of every family, is still skipped when
- * its peak memory exceeds --hb_max_memory (default 90% of MemAvailable).
+ * binds like a declared quadratic one. The 32-bit cliff families (full profile) have a time
+ * allowance of their own: they always run their sizes (just below 2^30, and fixed numbers of
+ * additive steps just past it), whatever the budget; before they start, hotbench prints on stderr
+ * how long they are expected to take, priced by a growth step and a warm copy measured then, and
+ * records it in the run context as bufgrow_cliff_expected_s, and each of their rows carries its own
+ * expected seconds as hb_predicted_s (docs/manifest.md). Every size, of every family, is still
+ * skipped when its peak memory exceeds --hb_max_memory (default 90% of MemAvailable).
  */
 #include "hb.h"
 #include "hb_bufgrow.h"
 #include "hb_calibrate.h"
+#include "hb_case_run.h"
 #include "hb_gen.h"
 
 #include <malloc.h>
@@ -44,8 +48,6 @@
 #include <zlib.h>
 
 #define BG_MAX_INPUTS 64
-#define BG_MAX_BENCHES 64
-#define BG_MAX_VERIFIED 64
 #define BG_FULL_COMPARE_MAX (64u << 20) /* payloads up to this size are compared byte by byte */
 #define BG_CACHE_MIN (64u << 20)        /* bodies from this size on are cached under data/ */
 #define BG_GZIP_LEVEL 1                 /* nginx's default gzip_comp_level */
@@ -71,18 +73,15 @@ typedef struct bg_input {
 
 typedef struct bg_ctx bg_ctx;
 
-/* One registered family: a strategy (NULL for the baseline) on one body kind. */
-typedef struct bg_bench {
-    bg_ctx *ctx;
-    const hb_sink_strategy *strategy;
-    int gzip;
-    int capacity_bits;
-    int own_allowance; /* the 32-bit cliff: not under the budget (see the top comment) */
-    /* the family's last measured size: what the budget predicts from */
-    double sec_per_work;
-    uint64_t verified[BG_MAX_VERIFIED];
-    size_t nverified;
-} bg_bench;
+/* What a family carries from one run to the next (hb_case_bench.state), and the run's plan from
+ * prepare to verify and time. */
+typedef struct bg_fam {
+    double sec_per_work; /* measured at the family's last timed size: what the budget predicts
+                          * from */
+    hb_sink_config cfg;  /* this run's */
+    hb_sink_stats plan;  /* this run's dry run */
+    double work;         /* bytes appended + bytes copied (exact copies only) */
+} bg_fam;
 
 /* The measured cost of one allocate-copy-free growth step of a given size (see copy_rate). */
 typedef struct bg_probe {
@@ -92,16 +91,29 @@ typedef struct bg_probe {
 
 struct bg_ctx {
     hb_options opt;
+    hb_case_set set;
     bg_probe probes[8];
     size_t nprobes;
     hb_chunked_params gen; /* seed, chunk sizes; size and gzip set per input */
     bg_input inputs[BG_MAX_INPUTS];
     size_t ninputs;
-    bg_bench benches[BG_MAX_BENCHES];
-    size_t nbenches;
     char cliff_note[512]; /* the 32-bit cliff's expected duration, printed when it starts */
     int cliff_noted;      /* cliff_note was printed by the first of them to start */
+    double cliff_fresh_s; /* the cliff's prices measured by cliff_announce (0: not measured): */
+    double cliff_warm_gbps; /* s per byte of a fresh growth step; GB/s of warm copy */
 };
+
+/* The kinds of families (hb_family.kind). */
+enum bg_kind {
+    BG_BODY,       /* bufgrow: identity chunked bodies */
+    BG_GZIP,       /* bufgrow-gzip */
+    BG_CLIFF,      /* bufgrow-cliff with fresh-memory steps past 2^30 */
+    BG_CLIFF_HEAP, /* bufgrow-cliff whose additive steps reuse warm memory (a JVM-like heap) */
+};
+
+#define KiB (UINT64_C(1) << 10)
+#define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
 
 /* Progress of a long generation on stderr: one updating line on a terminal, else the end only. */
 static void progress(void *ctx, uint64_t done, uint64_t total)
@@ -114,21 +126,6 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
             in->gzip ? "gzip" : "identity", (double)in->size / 1e9,
             total ? 100.0 * (double)done / (double)total : 100.0, done >= total ? "\n" : "");
     fflush(stderr);
-}
-
-/* Bytes of available memory (MemAvailable), or 0 if unknown. */
-static uint64_t mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kb = 0;
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-            break;
-    fclose(f);
-    return (uint64_t)kb * 1024;
 }
 
 /* Dechunks a whole body into a malloc'd buffer of exactly expect bytes (the gzip stream). The
@@ -272,14 +269,6 @@ static int baseline(const bg_input *in, uint8_t **out, const char **why)
 
 /* --- verification --------------------------------------------------------------------------- */
 
-static int was_verified(bg_bench *b, uint64_t key)
-{
-    for (size_t i = 0; i < b->nverified; i++)
-        if (b->verified[i] == key)
-            return 1;
-    return 0;
-}
-
 /* Checks data[0 .. len) against the input's answer; fills msg on a mismatch. */
 static int check_result(const bg_input *in, int is_baseline, const uint8_t *data, uint64_t len,
                         char *msg, size_t msgsz)
@@ -307,21 +296,25 @@ static int check_result(const bg_input *in, int is_baseline, const uint8_t *data
 }
 
 /* Runs the strategy once with every allocation poisoned and checks its answer. */
-static int verify(bg_bench *b, const bg_input *in, const hb_sink_config *cfg, hb_state *st)
+static int verify(hb_run *r)
 {
+    const hb_sink_strategy *s = r->bench->impl;
+    const bg_input *in = r->input;
+    const hb_sink_config *cfg = &((bg_fam *)r->bench->state)->cfg;
+    hb_state *st = r->st;
     const char *why = NULL;
     uint64_t where = 0;
     char msg[256];
     int ok;
     mallopt(M_PERTURB, 0x5a); /* allocations are filled with 0xa5, freed memory with 0x5a */
-    if (!b->strategy) {
+    if (!s) {
         uint8_t *out = NULL;
         ok = baseline(in, &out, &why) == HB_OK && check_result(in, 1, out, in->size, msg,
                                                                 sizeof msg);
         free(out);
     } else {
         hb_sink sink;
-        int rc = hb_sink_init(&sink, b->strategy, cfg);
+        int rc = hb_sink_init(&sink, s, cfg);
         if (rc == HB_OK)
             rc = read_body(in, &sink, cfg->read_size, &why, &where);
         else
@@ -332,7 +325,7 @@ static int verify(bg_bench *b, const bg_input *in, const hb_sink_config *cfg, hb
             /* Test hook (tests/test_cli_hotbench.sh): HB_TEST_CORRUPT=<strategy> flips the middle
              * byte of that strategy's result, to prove a wrong answer fails and is not timed. */
             const char *corrupt = getenv("HB_TEST_CORRUPT");
-            if (corrupt && len && strcmp(corrupt, b->strategy->name) == 0)
+            if (corrupt && len && strcmp(corrupt, s->name) == 0)
                 ((uint8_t *)data)[len / 2] ^= 0x20;
             ok = check_result(in, 0, data, len, msg, sizeof msg);
         } else {
@@ -388,22 +381,31 @@ static double copy_rate(bg_ctx *c, uint64_t bytes)
     return rate;
 }
 
-/* --- the benchmark function ----------------------------------------------------------------- */
+/* --- the benchmark functions ---------------------------------------------------------------- */
 
-/* The budget: nonzero (after hb_state_skip with the figures) when b is a quadratic strategy (or
- * one whose dry run copies quadratically), not the 32-bit cliff, whose predicted time at this size
- * exceeds --hb_budget. plan and work are the
- * size's dry run and bytes of work (appended + copied) as run() priced them. */
-static int budget_refuses(bg_bench *b, const hb_sink_stats *plan, double work, hb_state *st)
+/* Whether run r is of the 32-bit cliff: the real width, with its own time allowance. */
+static int own_allowance(const hb_run *r)
 {
-    bg_ctx *c = b->ctx;
-    const hb_sink_strategy *s = b->strategy;
-    int declared = s && s->complexity == 2;
+    int kind = r->bench->family->kind;
+    return (kind == BG_CLIFF || kind == BG_CLIFF_HEAP) && r->args[0] == 32;
+}
+
+/* The budget: nonzero (after the refusal, with its figures) when the strategy is declared
+ * quadratic by the case description (or its dry run copies quadratically), not the 32-bit cliff,
+ * and its predicted time at this size exceeds --hb_budget. The plan and the work are the size's
+ * dry run and bytes of work (appended + copied) as prepare priced them. */
+static int budget_refuses(hb_run *r)
+{
+    bg_ctx *c = r->ctx;
+    const bg_fam *f = r->bench->state;
+    const hb_sink_strategy *s = r->bench->impl;
+    const hb_sink_stats *plan = &f->plan;
+    int declared = r->bench->strategy->complexity == 2;
     /* a declared-linear strategy whose dry run copies far more than a growth factor allows is
      * behaving quadratically: a regression (the gate's self-test injects one), priced as one */
     int behaves = s && !s->uses_realloc && (double)plan->bytes_copied >
                                                BG_LINEAR_COPIES_MAX * (double)plan->bytes_appended;
-    if (b->own_allowance || !(declared || behaves))
+    if (own_allowance(r) || !(declared || behaves))
         return 0;
     /* Decided once per size (later repetitions of a size that ran also run).
      * Linear work is priced at the seconds per byte of work measured at the family's
@@ -412,94 +414,96 @@ static int budget_refuses(bg_bench *b, const hb_sink_stats *plan, double work, h
      * appended or copied, plus inflate at 0.25 GB/s for a gzip body. A quadratic strategy's
      * copies are priced by a measured growth step as long as its copies (copy_rate): its
      * smaller sizes copy from cache and would predict the big copies far too cheap. */
-    double linear = b->sec_per_work > 0
-                        ? b->sec_per_work
-                        : BG_DEFAULT_S_PER_BYTE + (b->gzip ? BG_DEFAULT_S_PER_INFLATED : 0);
-    double predicted = work * linear;
+    double linear = f->sec_per_work > 0
+                        ? f->sec_per_work
+                        : BG_DEFAULT_S_PER_BYTE +
+                              (r->bench->family->kind == BG_GZIP ? BG_DEFAULT_S_PER_INFLATED : 0);
+    double predicted = f->work * linear;
     if (predicted > c->opt.budget_s && plan->growths > 0) {
         double rate = copy_rate(c, plan->bytes_copied / plan->growths);
         if (rate > 0)
             predicted = (double)plan->bytes_appended * linear +
                         (double)plan->bytes_copied * rate;
     }
-    if (predicted > c->opt.budget_s) {
-        /* google-benchmark drops the counters of a skipped run: the figures go in the text */
-        hb_state_skip(st, "predicted %.4g s > budget %g s (%.4g bytes appended, %.4g bytes "
-                      "copied in %llu growths)",
-                      predicted, c->opt.budget_s, (double)plan->bytes_appended,
-                      (double)plan->bytes_copied, (unsigned long long)plan->growths);
-        return 1;
-    }
-    return 0;
+    char detail[160];
+    snprintf(detail, sizeof detail, "%.4g bytes appended, %.4g bytes copied in %llu growths",
+             (double)plan->bytes_appended, (double)plan->bytes_copied,
+             (unsigned long long)plan->growths);
+    return hb_refuse_budget(r->st, &c->opt, predicted, detail);
 }
 
-static void run(hb_state *st, void *arg)
+/* Predicts the work, the memory and the time before building anything; refuses (memory,
+ * budget) or builds the input. */
+static int prepare(hb_run *r)
 {
-    bg_bench *b = arg;
-    bg_ctx *c = b->ctx;
-    int cliff = b->capacity_bits != 0;
-    uint64_t size = (uint64_t)hb_state_arg(st, cliff ? 1 : 0);
-    hb_sink_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.size_hint = size;
-    cfg.read_size = cliff ? c->opt.read_size : (uint32_t)hb_state_arg(st, 1);
-    cfg.capacity_bits = cliff ? (int)hb_state_arg(st, 0) : 0;
+    bg_ctx *c = r->ctx;
+    bg_fam *f = r->bench->state;
+    const hb_sink_strategy *s = r->bench->impl;
+    int kind = r->bench->family->kind, cliff = kind == BG_CLIFF || kind == BG_CLIFF_HEAP;
+    uint64_t size = (uint64_t)r->args[cliff ? 1 : 0];
+    memset(&f->cfg, 0, sizeof f->cfg);
+    f->cfg.size_hint = size;
+    f->cfg.read_size = cliff ? c->opt.read_size : (uint32_t)r->args[1];
+    f->cfg.capacity_bits = cliff ? (int)r->args[0] : 0;
 
-    /* Predict the work, the memory and the time before building anything. */
-    hb_sink_stats plan;
-    memset(&plan, 0, sizeof plan);
-    plan.bytes_appended = size; /* the baseline's: one allocation of the size */
-    plan.allocations = 1;
-    plan.peak_capacity = size;
-    plan.peak_footprint = size;
-    if (b->strategy) {
-        int rc = hb_sink_plan(b->strategy, &cfg, size, &plan);
+    hb_sink_stats *plan = &f->plan;
+    memset(plan, 0, sizeof *plan);
+    plan->bytes_appended = size; /* the baseline's: one allocation of the size */
+    plan->allocations = 1;
+    plan->peak_capacity = size;
+    plan->peak_footprint = size;
+    if (s) {
+        int rc = hb_sink_plan(s, &f->cfg, size, plan);
         if (rc != HB_OK) {
-            hb_state_fail(st, "the strategy cannot hold %llu bytes: %s",
+            hb_state_fail(r->st, "the strategy cannot hold %llu bytes: %s",
                           (unsigned long long)size, hb_err_str(rc));
-            return;
+            return rc;
         }
     }
     /* realloc's copies are an upper bound (mremap moves big blocks): predict from the bytes */
-    int exact_copies = !b->strategy || !b->strategy->uses_realloc;
-    double work = (double)plan.bytes_appended + (exact_copies ? (double)plan.bytes_copied : 0);
-    double limit = c->opt.max_memory > 0 ? c->opt.max_memory : 0.9 * (double)mem_available();
-    if (limit > 0 && (double)plan.peak_footprint > limit) {
-        hb_state_skip(st, "needs %.3g GB at its peak, more than the %.3g GB allowed "
-                      "(--hb_max_memory, default 90%% of MemAvailable)",
-                      (double)plan.peak_footprint / 1e9, limit / 1e9);
-        return;
-    }
-    uint64_t key = size; /* the read size and the width are fixed within a family */
-    if (b->own_allowance && !c->cliff_noted && c->cliff_note[0]) {
+    int exact_copies = !s || !s->uses_realloc;
+    f->work = (double)plan->bytes_appended + (exact_copies ? (double)plan->bytes_copied : 0);
+    if (hb_refuse_memory(r->st, &c->opt, (double)plan->peak_footprint))
+        return HB_ELIMIT;
+    if (own_allowance(r) && !c->cliff_noted && c->cliff_note[0]) {
         fputs(c->cliff_note, stderr);
         c->cliff_noted = 1;
     }
-    if (!was_verified(b, key)) {
-        if (budget_refuses(b, &plan, work, st))
-            return;
-    }
+    if (!r->verified && budget_refuses(r))
+        return HB_ELIMIT;
 
     const char *why = NULL;
-    bg_input *in = get_input(c, size, b->gzip, &why);
-    if (!in) {
+    r->input = get_input(c, size, kind == BG_GZIP, &why);
+    if (!r->input) {
         if (size >= BG_CACHE_MIN)
-            hb_state_fail(st, "cannot build the input (cache in %s): %s", c->opt.data_dir, why);
+            hb_state_fail(r->st, "cannot build the input (cache in %s): %s", c->opt.data_dir, why);
         else
-            hb_state_fail(st, "cannot build the input: %s", why);
-        return;
+            hb_state_fail(r->st, "cannot build the input: %s", why);
+        return HB_EINVAL;
     }
-    if (!was_verified(b, key)) {
-        if (!verify(b, in, &cfg, st))
-            return;
-        if (b->nverified < BG_MAX_VERIFIED)
-            b->verified[b->nverified++] = key;
-    }
+    return HB_OK;
+}
 
-    hb_sink_stats stats = plan;
+static double cliff_seconds(const bg_ctx *c, const hb_sink_strategy *s, uint64_t size,
+                            double fresh_s, double step_s, uint64_t *steps);
+
+/* The timed loop: one whole body per iteration; then the counters. */
+static void time_body(hb_run *r)
+{
+    bg_ctx *c = r->ctx;
+    bg_fam *f = r->bench->state;
+    const hb_sink_strategy *s = r->bench->impl;
+    hb_state *st = r->st;
+    const bg_input *in = r->input;
+    hb_sink_config cfg = f->cfg;
+    uint64_t size = cfg.size_hint;
+    double work = f->work;
+    const char *why = NULL;
+
+    hb_sink_stats stats = f->plan;
     double t0 = hb_now_s();
     while (hb_state_keep_running(st)) {
-        if (!b->strategy) {
+        if (!s) {
             uint8_t *out = NULL;
             if (baseline(in, &out, &why) != HB_OK) {
                 hb_state_fail(st, "%s", why);
@@ -513,7 +517,7 @@ static void run(hb_state *st, void *arg)
         }
         hb_sink sink;
         uint64_t where = 0, len = 0;
-        int rc = hb_sink_init(&sink, b->strategy, &cfg);
+        int rc = hb_sink_init(&sink, s, &cfg);
         if (rc == HB_OK)
             rc = read_body(in, &sink, cfg.read_size, &why, &where);
         else
@@ -531,7 +535,7 @@ static void run(hb_state *st, void *arg)
     }
     int64_t iters = hb_state_iterations(st);
     if (iters > 0 && work > 0)
-        b->sec_per_work = (hb_now_s() - t0) / (double)iters / work;
+        f->sec_per_work = (hb_now_s() - t0) / (double)iters / work;
 
     hb_state_set_bytes_processed(st, iters * (int64_t)size);
     hb_state_set_complexity_n(st, (int64_t)size);
@@ -541,78 +545,27 @@ static void run(hb_state *st, void *arg)
     hb_state_counter(st, "allocations", (double)stats.allocations, 0);
     hb_state_counter(st, "peak_capacity_ratio", (double)stats.peak_capacity / n, 0);
     /* 1 where bytes_copied counts realloc's moves, which glibc may make with mremap (no copy) */
-    hb_state_counter(st, "bytes_copied_is_upper_bound",
-                     b->strategy && b->strategy->uses_realloc ? 1.0 : 0.0, 0);
-}
-
-/* --- registration --------------------------------------------------------------------------- */
-
-static bg_bench *add_bench(bg_ctx *c, const hb_sink_strategy *s, int gzip, int bits)
-{
-    if (c->nbenches == BG_MAX_BENCHES)
-        return NULL;
-    bg_bench *b = &c->benches[c->nbenches++];
-    memset(b, 0, sizeof *b);
-    b->ctx = c;
-    b->strategy = s;
-    b->gzip = gzip;
-    b->capacity_bits = bits;
-    b->own_allowance = bits == 32; /* the real width: the incident's cliff (top comment) */
-    return b;
-}
-
-static int register_group(bg_ctx *c, int gzip, const uint64_t *sizes, size_t nsizes)
-{
-    static const char *const names[] = {"size", "read"};
-    char name[128];
-    for (size_t k = 0; k <= hb_sink_strategy_count; k++) {
-        const hb_sink_strategy *s = k == 0 ? NULL : &hb_sink_strategies[k - 1];
-        bg_bench *b = add_bench(c, s, gzip, 0);
-        if (!b)
-            return HB_ENOMEM;
-        snprintf(name, sizeof name, "%s/%s", gzip ? "bufgrow-gzip" : "bufgrow",
-                 s ? s->name : gzip ? "inflate" : "memcpy");
-        hb_bench *hb = hb_register(name, run, b);
-        hb_bench_arg_names(hb, names, 2);
-        for (size_t i = 0; i < nsizes; i++) {
-            int64_t args[2] = {(int64_t)sizes[i], (int64_t)c->opt.read_size};
-            hb_bench_args(hb, args, 2);
-        }
-        hb_bench_complexity(hb, HB_O_AUTO);
-        hb_bench_unit(hb, HB_MS);
+    hb_state_counter(st, "bytes_copied_is_upper_bound", s && s->uses_realloc ? 1.0 : 0.0, 0);
+    if (own_allowance(r) && c->cliff_fresh_s > 0 && c->cliff_warm_gbps > 0) {
+        /* what this run was expected to take (the announcement's price of one run) */
+        uint64_t steps = 0;
+        int warm = r->bench->family->kind == BG_CLIFF_HEAP;
+        double step_s = warm ? 1e-9 / c->cliff_warm_gbps : c->cliff_fresh_s;
+        hb_state_counter(st, "hb_predicted_s",
+                         cliff_seconds(c, s, size, c->cliff_fresh_s, step_s, &steps), 0);
     }
-    return HB_OK;
 }
 
-static int register_cliff(bg_ctx *c, const char *strategy, int bits, const uint64_t *sizes,
-                          size_t nsizes)
-{
-    static const char *const names[] = {"width", "size"};
-    char family[64];
-    bg_bench *b = add_bench(c, hb_sink_find(strategy), 0, bits);
-    if (!b || !b->strategy)
-        return HB_ENOMEM;
-    snprintf(family, sizeof family, "bufgrow-cliff/%s", strategy);
-    hb_bench *hb = hb_register(family, run, b);
-    hb_bench_arg_names(hb, names, 2);
-    for (size_t i = 0; i < nsizes; i++) {
-        int64_t args[2] = {bits, (int64_t)sizes[i]};
-        hb_bench_args(hb, args, 2);
-    }
-    hb_bench_unit(hb, HB_MS);
-    return HB_OK;
-}
+/* --- the 32-bit cliff ----------------------------------------------------------------------- */
 
-#define KiB (UINT64_C(1) << 10)
-#define MiB (UINT64_C(1) << 20)
-#define GiB (UINT64_C(1) << 30)
+#define BG_CLIFF32_MAX 8 /* sizes of one 32-bit cliff family, at most */
 
 /* One 32-bit cliff family: its strategy, its sizes (just below 2^30, then past it), and whether
  * its additive steps reuse memory already touched (a JVM-like heap: priced as warm copies) or
  * take fresh memory (priced as fresh growth steps). */
 typedef struct bg_cliff32 {
     const char *strategy;
-    const uint64_t *sizes;
+    uint64_t sizes[BG_CLIFF32_MAX];
     size_t nsizes;
     int warm_steps;
 } bg_cliff32;
@@ -624,6 +577,28 @@ static int cliff_selected(const bg_cliff32 *fam, size_t i)
     snprintf(name, sizeof name, "bufgrow-cliff/%s/width:32/size:%llu/real_time", fam->strategy,
              (unsigned long long)fam->sizes[i]);
     return hb_filter_selects(name);
+}
+
+/* The 32-bit sizes the cliff families registered for this run (profile), two families at most
+ * (httpcore, then httpcore-heap as bg_families lists them). Returns how many were filled. */
+static size_t cliff32_of(const bg_ctx *c, const hb_family *fams, size_t nfams, bg_cliff32 out[2])
+{
+    size_t n = 0;
+    for (size_t k = 0; k < nfams && n < 2; k++) {
+        const hb_family *f = &fams[k];
+        const hb_tuples *t = &f->tuples[c->opt.profile_id];
+        if (f->kind != BG_CLIFF && f->kind != BG_CLIFF_HEAP)
+            continue;
+        bg_cliff32 *o = &out[n];
+        memset(o, 0, sizeof *o);
+        o->strategy = f->only[0];
+        o->warm_steps = f->kind == BG_CLIFF_HEAP;
+        for (size_t i = 0; i < t->n && o->nsizes < BG_CLIFF32_MAX; i++)
+            if (t->v[2 * i] == 32)
+                o->sizes[o->nsizes++] = (uint64_t)t->v[2 * i + 1];
+        n += o->nsizes > 0;
+    }
+    return n;
 }
 
 /* Seconds one run of strategy s at size (32-bit width) is expected to take: bytes appended and
@@ -645,13 +620,14 @@ static double cliff_seconds(const bg_ctx *c, const hb_sink_strategy *s, uint64_t
 /* When this run will run sizes of the 32-bit cliff families: measures a fresh growth step
  * (copy_rate) and a warm copy (httpcore-heap's steps reuse dead arrays' memory), prices the
  * selected sizes with cliff_seconds (repetitions + 1 verification run each), keeps the line for
- * run() to print before the first of them starts, prints it now, and records
- * bufgrow_cliff_expected_s. When a size needs more memory than allowed, says they will be skipped
- * instead (run() skips them with the memory message). */
+ * prepare() to print before the first of them starts, prints it now, and records
+ * bufgrow_cliff_expected_s (each run's own price is its row's hb_predicted_s). When a size needs
+ * more memory than allowed, says they will be skipped instead (prepare() skips them with the
+ * memory message). */
 static void cliff_announce(bg_ctx *c, const bg_cliff32 *fam, size_t nfam)
 {
     char steps[2][64] = {"", ""}, buf[32];
-    double limit = c->opt.max_memory > 0 ? c->opt.max_memory : 0.9 * (double)mem_available();
+    double limit = hb_memory_limit(&c->opt);
     double fresh_s = 0, warm_gbps = 0, total = 0, peak = 0;
     int any = 0;
     for (size_t f = 0; f < nfam; f++)
@@ -665,7 +641,7 @@ static void cliff_announce(bg_ctx *c, const bg_cliff32 *fam, size_t nfam)
                 peak = (double)plan.peak_footprint;
             any = 1;
         }
-    if (!any)
+    if (!any || nfam < 2)
         return;
     if (limit > 0 && peak > limit) {
         snprintf(c->cliff_note, sizeof c->cliff_note,
@@ -678,6 +654,8 @@ static void cliff_announce(bg_ctx *c, const bg_cliff32 *fam, size_t nfam)
     fresh_s = copy_rate(c, BG_PROBE_MAX);
     if (fresh_s <= 0 || hb_calibrate_warm_copy(64 * MiB, 3, &warm_gbps) != HB_OK)
         return; /* no memory for the probes: the sizes will say so themselves */
+    c->cliff_fresh_s = fresh_s;
+    c->cliff_warm_gbps = warm_gbps;
     for (size_t f = 0; f < nfam && f < 2; f++)
         for (size_t i = 0; i < fam[f].nsizes; i++) {
             const hb_sink_strategy *s = hb_sink_find(fam[f].strategy);
@@ -703,35 +681,103 @@ static void cliff_announce(bg_ctx *c, const bg_cliff32 *fam, size_t nfam)
     hb_add_context("bufgrow_cliff_expected_s", buf);
 }
 
+/* --- registration: the families as data ---------------------------------------------------- */
+
+/* The implementation of a described strategy: its row of hb_sink_strategies, or NULL for the
+ * group's ceiling (memcpy, inflate: computed here). The description's complexity class is the
+ * budget's; the registry keeps its own column for hotbench-decode: they must agree. */
+static int bind(void *ctx, const hb_family *f, const hb_strategy_desc *d, const void **impl)
+{
+    (void)ctx;
+    (void)f;
+    const hb_sink_strategy *s = hb_sink_find(d->name);
+    if (!s && d->role == HB_ROLE_CEILING)
+        return HB_OK;
+    if (!s || s->complexity != d->complexity) {
+        fprintf(stderr, "hotbench: bufgrow strategy %s: %s\n", d->name,
+                s ? "case.c and bufgrow.c declare different complexity classes"
+                  : "not in bufgrow.c's registry");
+        return HB_EINVAL;
+    }
+    *impl = s;
+    return HB_OK;
+}
+
+/* The payload sizes per profile (the read size, --hb_read, is added at registration). */
+/* clang-format off */
+static const int64_t sizes_full[] = {64 * KiB,  256 * KiB, 1 * MiB,    4 * MiB,
+                                     16 * MiB,  64 * MiB,  256 * MiB,  1024 * MiB,
+                                     HB_GEN_DEFAULT_SIZE};
+static const int64_t sizes_quick[] = {64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB, 16 * MiB};
+static const int64_t sizes_smoke[] = {64 * KiB, 256 * KiB};
+static const hb_tuples bg_sizes[HB_PROFILES] = {
+    HB_TUPLES(sizes_full, 1), HB_TUPLES(sizes_quick, 1), HB_TUPLES(sizes_smoke, 1)};
+
+/* The cliff, {width, size}: at smoke size a 16-bit width (overflow past 16 KiB), else 24 bits
+ * (4 MiB). The full profile adds the real width just below and just past 2^30, what the
+ * per-step cost at 1.7 GB is predicted from: httpcore 2, 4 and 8 additive steps, each a fresh
+ * 1 GiB array and a copy of 1 GiB; httpcore-heap, whose first steps take fresh memory and the
+ * rest reuse it (~0.1 s a step), 8, 16 and 32. */
+#define W24(size) BG_CLIFF_BITS, (size)
+static const int64_t cliff_full[] = {
+    W24(1 * MiB), W24(2 * MiB), W24(3 * MiB), W24(4 * MiB), W24(4 * MiB + 256 * KiB),
+    W24(5 * MiB), W24(6 * MiB), W24(8 * MiB),
+    32, 1024 * MiB - 1 * MiB, 32, 1024 * MiB + 8 * KiB, 32, 1024 * MiB + 16 * KiB,
+    32, 1024 * MiB + 32 * KiB};
+static const int64_t cliff_quick[] = {W24(1 * MiB), W24(2 * MiB), W24(3 * MiB), W24(4 * MiB),
+                                      W24(4 * MiB + 256 * KiB), W24(5 * MiB), W24(6 * MiB),
+                                      W24(8 * MiB)};
+static const int64_t cliff_smoke[] = {16, 8 * KiB, 16, 16 * KiB, 16, 20 * KiB, 16, 32 * KiB};
+static const int64_t cliff_heap_full[] = {32, 1024 * MiB - 1 * MiB, 32, 1024 * MiB + 32 * KiB,
+                                          32, 1024 * MiB + 64 * KiB, 32, 1024 * MiB + 128 * KiB};
+
+/* clang-format on */
+
+static const char *const body_args[] = {"size", "read", NULL};
+static const char *const cliff_args[] = {"width", "size", NULL};
+static const char *const only_httpcore[] = {"httpcore", NULL};
+static const char *const only_heap[] = {"httpcore-heap", NULL};
+
+/* clang-format off */
+/* group            only           kind           arguments   tuples per profile (full, quick,
+ *                                                            smoke; the bodies' at registration)
+ *                  unit    Big-O      state           memo */
+static const hb_family bg_families[] = {
+    {"bufgrow",       NULL,          BG_BODY,       body_args,  {{NULL, 0}},
+     HB_MS, HB_O_AUTO, sizeof(bg_fam), 0, bind, NULL, prepare, verify, time_body},
+    {"bufgrow-gzip",  NULL,          BG_GZIP,       body_args,  {{NULL, 0}},
+     HB_MS, HB_O_AUTO, sizeof(bg_fam), 0, bind, NULL, prepare, verify, time_body},
+    {"bufgrow-cliff", only_httpcore, BG_CLIFF,      cliff_args,
+     {HB_TUPLES(cliff_full, 2), HB_TUPLES(cliff_quick, 2), HB_TUPLES(cliff_smoke, 2)},
+     HB_MS, HB_O_NONE, sizeof(bg_fam), 0, bind, NULL, prepare, verify, time_body},
+    {"bufgrow-cliff", only_heap,     BG_CLIFF_HEAP, cliff_args,
+     {HB_TUPLES(cliff_heap_full, 2), {NULL, 0}, {NULL, 0}},
+     HB_MS, HB_O_NONE, sizeof(bg_fam), 0, bind, NULL, prepare, verify, time_body},
+};
+/* clang-format on */
+#define BG_NFAMILIES (sizeof bg_families / sizeof bg_families[0])
+
+extern const hb_case_desc hb_bufgrow_case; /* case.c */
+
 int hb_bufgrow_register(const hb_options *opt)
 {
     /* The case context lives until the process exits: google-benchmark calls into it. */
     static bg_ctx ctx;
+    static hb_family fams[BG_NFAMILIES];
+    static int64_t body[2 * 16];
     bg_ctx *c = &ctx;
     c->opt = *opt;
     hb_chunked_params_default(&c->gen);
 
-    uint64_t sizes[16];
-    size_t n = 0;
-    int full = strcmp(opt->profile, "full") == 0, smoke = strcmp(opt->profile, "smoke") == 0;
-    uint64_t top = smoke ? 256 * KiB : full ? 1024 * MiB : 16 * MiB;
-    for (uint64_t s = 64 * KiB; s <= top; s *= 4)
-        sizes[n++] = s;
-    if (full)
-        sizes[n++] = HB_GEN_DEFAULT_SIZE;
-
-    /* the cliff: at smoke size a 16-bit width (overflow past 16 KiB), else 24 bits (4 MiB) */
-    static const uint64_t cliff_full[] = {1 * MiB, 2 * MiB, 3 * MiB, 4 * MiB,
-                                          4 * MiB + 256 * KiB, 5 * MiB, 6 * MiB, 8 * MiB};
-    static const uint64_t cliff_smoke[] = {8 * KiB, 16 * KiB, 20 * KiB, 32 * KiB};
-    /* the real width just below and just past 2^30, what the per-step cost at 1.7 GB is
-     * predicted from: httpcore 2, 4 and 8 additive steps, each a fresh 1 GiB array and a copy of
-     * 1 GiB; httpcore-heap, whose first steps take fresh memory and the rest reuse it (~0.1 s a
-     * step), 8, 16 and 32 */
-    static const uint64_t cliff32_full[] = {1024 * MiB - 1 * MiB, 1024 * MiB + 8 * KiB,
-                                            1024 * MiB + 16 * KiB, 1024 * MiB + 32 * KiB};
-    static const uint64_t cliff32_heap[] = {1024 * MiB - 1 * MiB, 1024 * MiB + 32 * KiB,
-                                            1024 * MiB + 64 * KiB, 1024 * MiB + 128 * KiB};
+    /* the bodies' tuples: each size of the profile with the run's read size */
+    const hb_tuples *sz = &bg_sizes[opt->profile_id];
+    for (size_t i = 0; i < sz->n && i < 16; i++) {
+        body[2 * i] = sz->v[i];
+        body[2 * i + 1] = (int64_t)opt->read_size;
+    }
+    memcpy(fams, bg_families, sizeof fams);
+    fams[0].tuples[opt->profile_id] = (hb_tuples){body, sz->n};
+    fams[1].tuples[opt->profile_id] = (hb_tuples){body, sz->n};
 
     char buf[64];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->gen.seed);
@@ -741,22 +787,16 @@ int hb_bufgrow_register(const hb_options *opt)
     snprintf(buf, sizeof buf, "%d", BG_GZIP_LEVEL);
     hb_add_context("bufgrow_gzip_level", buf);
 
-    int rc = register_group(c, 0, sizes, n);
+    int rc = HB_OK;
+    for (size_t k = 0; k < BG_NFAMILIES && rc == HB_OK; k++)
+        if (bg_families[k].kind == BG_BODY || bg_families[k].kind == BG_GZIP)
+            rc = hb_case_check_registry(&hb_bufgrow_case, bg_families[k].group, hb_sink_strategies,
+                                        hb_sink_strategy_count, sizeof hb_sink_strategies[0]);
     if (rc == HB_OK)
-        rc = register_group(c, 1, sizes, n);
-    if (rc == HB_OK)
-        rc = smoke ? register_cliff(c, "httpcore", 16, cliff_smoke,
-                                    sizeof cliff_smoke / sizeof *cliff_smoke)
-                   : register_cliff(c, "httpcore", BG_CLIFF_BITS, cliff_full,
-                                    sizeof cliff_full / sizeof *cliff_full);
-    /* both httpcore models across the real threshold: fresh memory and a JVM-like heap */
-    const bg_cliff32 cliff32[] = {
-        {"httpcore", cliff32_full, sizeof cliff32_full / sizeof *cliff32_full, 0},
-        {"httpcore-heap", cliff32_heap, sizeof cliff32_heap / sizeof *cliff32_heap, 1},
-    };
-    for (size_t i = 0; rc == HB_OK && full && i < 2; i++)
-        rc = register_cliff(c, cliff32[i].strategy, 32, cliff32[i].sizes, cliff32[i].nsizes);
-    if (rc == HB_OK && full)
-        cliff_announce(c, cliff32, 2);
+        rc = hb_case_register(&hb_bufgrow_case, fams, BG_NFAMILIES, c, opt, &c->set);
+    bg_cliff32 cliff32[2];
+    size_t n32 = cliff32_of(c, fams, BG_NFAMILIES, cliff32);
+    if (rc == HB_OK && n32 > 0)
+        cliff_announce(c, cliff32, n32);
     return rc;
 }

@@ -19,10 +19,15 @@
  * ones - and must give the reference's answer on each (reject, or the same instant). A mismatch
  * fails the benchmark, untimed, naming the row and both values.
  *
+ * The families are data (rf_families: arguments per profile), registered by the harness from the
+ * case description's strategies (hb_case_run.h), which verifies each argument tuple once before
+ * timing it.
+ *
  * Profiles: full - rows 1k to 1M, variants on 100k rows; quick (CI) - rows 1k and 100k, variants
  * on 10k rows; smoke (make test) - 100 rows everywhere (1000 dates for the date conversion).
  */
 #include "hb.h"
+#include "hb_case_run.h"
 #include "hb_gen_ts.h"
 #include "hb_prng.h"
 #include "hb_rfc3339.h"
@@ -32,10 +37,9 @@
 #include <string.h>
 
 #define RF_MAX_SETS 32
-#define RF_MAX_BENCHES 96
-#define RF_MAX_VERIFIED 16
 #define RF_MUTANTS 4000 /* mutations of valid strings in the rejection set */
 
+/* The families (hb_family.kind): which argument the tuple varies. */
 enum rf_family { RF_ROWS, RF_DIGITS, RF_OFFSET, RF_COLUMNS, RF_DAYS };
 
 /* One generated set, with everything the strategies read and the reference's answers. */
@@ -69,19 +73,9 @@ typedef struct rf_rejects {
     size_t n, nbad;
 } rf_rejects;
 
-struct rf_ctx;
-
-typedef struct rf_bench {
-    struct rf_ctx *ctx;
-    int family;
-    const hb_rfc3339_strategy *s; /* NULL for the days family */
-    const hb_days_strategy *days; /* the days family */
-    const void *verified[RF_MAX_VERIFIED];
-    size_t nverified;
-} rf_bench;
-
 typedef struct rf_ctx {
     hb_options opt;
+    hb_case_set set;
     uint64_t seed;
     int64_t variant_rows;
     rf_set sets[RF_MAX_SETS];
@@ -90,8 +84,6 @@ typedef struct rf_ctx {
     size_t ndates;
     rf_rejects text_rejects, millis_rejects;
     int rejects_built;
-    rf_bench benches[RF_MAX_BENCHES];
-    size_t nbenches;
 } rf_ctx;
 
 /* ---- inputs ------------------------------------------------------------------------------------
@@ -407,24 +399,9 @@ static int same(const hb_rfc3339_time *a, const hb_rfc3339_time *b)
     return a->seconds == b->seconds && a->nanos == b->nanos;
 }
 
-static int was_verified(rf_bench *b, const void *key)
-{
-    for (size_t i = 0; i < b->nverified; i++)
-        if (b->verified[i] == key)
-            return 1;
-    return 0;
-}
-
-static void mark_verified(rf_bench *b, const void *key)
-{
-    if (b->nverified < RF_MAX_VERIFIED)
-        b->verified[b->nverified++] = key;
-}
-
 /* Runs the strategy once on the set (poisoned output) and compares every value. */
-static int verify_set(rf_bench *b, rf_set *s, hb_state *st)
+static int verify_set(const hb_rfc3339_strategy *sg, rf_set *s, hb_state *st)
 {
-    const hb_rfc3339_strategy *sg = b->s;
     const char *base =
         sg->input == HB_RFC3339_IN_BINARY ? (const char *)s->binary : (const char *)s->text.data;
     const hb_rfc3339_span *spans = sg->input == HB_RFC3339_IN_TEXT     ? s->tspans
@@ -452,13 +429,11 @@ static int verify_set(rf_bench *b, rf_set *s, hb_state *st)
 }
 
 /* A validating strategy gives the reference's answer on every string of its rejection set. */
-static int verify_rejects(rf_bench *b, hb_state *st)
+static int verify_rejects(const rf_ctx *c, const hb_rfc3339_strategy *sg, hb_state *st)
 {
-    const hb_rfc3339_strategy *sg = b->s;
     if (!sg->validating || sg->input == HB_RFC3339_IN_BINARY)
         return 1;
-    const rf_rejects *r =
-        sg->input == HB_RFC3339_IN_TEXT ? &b->ctx->text_rejects : &b->ctx->millis_rejects;
+    const rf_rejects *r = sg->input == HB_RFC3339_IN_TEXT ? &c->text_rejects : &c->millis_rejects;
     hb_rfc3339_time *out = malloc((r->n ? r->n : 1) * sizeof *out);
     if (!out) {
         hb_state_fail(st, "out of memory for the rejection set");
@@ -500,58 +475,71 @@ static void report(hb_state *st, double secs, size_t n, uint64_t bytes)
         hb_state_counter(st, "ns_per_ts", secs * 1e9 / ((double)iters * (double)n), 0);
 }
 
-static void run_days(hb_state *st, rf_bench *b)
+/* The civil dates of the tuple. */
+static int prepare_days(hb_run *r)
 {
     const char *why = NULL;
-    rf_dates *d = get_dates(b->ctx, (size_t)hb_state_arg(st, 0), &why);
-    if (!d) {
-        hb_state_fail(st, "cannot build the dates: %s", why);
-        return;
+    r->input = get_dates(r->ctx, (size_t)r->args[0], &why);
+    if (!r->input) {
+        hb_state_fail(r->st, "cannot build the dates: %s", why);
+        return HB_ENOMEM;
     }
-    if (!was_verified(b, d)) {
-        for (size_t i = 0; i < d->n; i++) {
-            int64_t got = b->days->days(d->d[i].year, d->d[i].month, d->d[i].day);
-            if (got != d->days[i]) {
-                hb_state_fail(st, "%04u-%02u-%02u: got %lld days, the generator says %lld",
-                              d->d[i].year, d->d[i].month, d->d[i].day, (long long)got,
-                              (long long)d->days[i]);
-                return;
-            }
+    return HB_OK;
+}
+
+/* Every date against the generator's days, then the batch sum. */
+static int verify_days(hb_run *r)
+{
+    const hb_days_strategy *s = r->bench->impl;
+    const rf_dates *d = r->input;
+    hb_state *st = r->st;
+    for (size_t i = 0; i < d->n; i++) {
+        int64_t got = s->days(d->d[i].year, d->d[i].month, d->d[i].day);
+        if (got != d->days[i]) {
+            hb_state_fail(st, "%04u-%02u-%02u: got %lld days, the generator says %lld",
+                          d->d[i].year, d->d[i].month, d->d[i].day, (long long)got,
+                          (long long)d->days[i]);
+            return 0;
         }
-        uint64_t sum = b->days->sum(d->d, d->n);
-        if (sum != d->sum) {
-            hb_state_fail(st, "sum %llu, expected %llu", (unsigned long long)sum,
-                          (unsigned long long)d->sum);
-            return;
-        }
-        mark_verified(b, d);
     }
+    uint64_t sum = s->sum(d->d, d->n);
+    if (sum != d->sum) {
+        hb_state_fail(st, "sum %llu, expected %llu", (unsigned long long)sum,
+                      (unsigned long long)d->sum);
+        return 0;
+    }
+    return 1;
+}
+
+static void time_days(hb_run *r)
+{
+    const hb_days_strategy *s = r->bench->impl;
+    const rf_dates *d = r->input;
+    hb_state *st = r->st;
     double t0 = hb_now_s();
     while (hb_state_keep_running(st))
-        hb_do_not_optimize_u64(b->days->sum(d->d, d->n));
+        hb_do_not_optimize_u64(s->sum(d->d, d->n));
     report(st, hb_now_s() - t0, d->n, d->n * sizeof *d->d);
     hb_state_set_complexity_n(st, (int64_t)d->n);
 }
 
-static void run(hb_state *st, void *arg)
+/* The set of the tuple (generated on first use) and the rejection sets; a strategy this CPU
+ * cannot run is skipped. */
+static int prepare(hb_run *r)
 {
-    rf_bench *b = arg;
-    rf_ctx *c = b->ctx;
-    if (b->family == RF_DAYS) {
-        run_days(st, b);
-        return;
-    }
-    const hb_rfc3339_strategy *sg = b->s;
+    rf_ctx *c = r->ctx;
+    const hb_rfc3339_strategy *sg = r->bench->impl;
+    hb_state *st = r->st;
     if (sg->available && !sg->available()) {
         hb_state_skip(st, "this CPU lacks the instruction set of %s", sg->name);
-        return;
+        return HB_EINVAL;
     }
     hb_ts_params p;
     hb_ts_params_default(&p);
     p.seed = c->seed;
     p.rows = (uint64_t)c->variant_rows;
-    int64_t a = hb_state_arg(st, 0);
-    switch (b->family) {
+    int64_t a = r->args[0];
+    switch (r->bench->family->kind) {
     case RF_ROWS:
         p.rows = (uint64_t)a;
         break;
@@ -569,19 +557,29 @@ static void run(hb_state *st, void *arg)
     const char *why = NULL;
     if (!c->rejects_built && rejects_build(c) != HB_OK) {
         hb_state_fail(st, "cannot build the rejection set: out of memory");
-        return;
+        return HB_ENOMEM;
     }
-    rf_set *s = get_set(c, &p, &why);
-    if (!s) {
+    r->input = get_set(c, &p, &why);
+    if (!r->input) {
         hb_state_fail(st, "cannot build the input: %s", why);
-        return;
+        return HB_ENOMEM;
     }
-    if (!was_verified(b, s)) {
-        if (!verify_set(b, s, st) || !verify_rejects(b, st))
-            return;
-        mark_verified(b, s);
-    }
+    return HB_OK;
+}
 
+/* The set's values, then (a validating strategy) the rejection set. */
+static int verify(hb_run *r)
+{
+    const hb_rfc3339_strategy *sg = r->bench->impl;
+    return verify_set(sg, r->input, r->st) && verify_rejects(r->ctx, sg, r->st);
+}
+
+/* The timed loop: the whole set per iteration. */
+static void time_set(hb_run *r)
+{
+    const hb_rfc3339_strategy *sg = r->bench->impl;
+    rf_set *s = r->input;
+    hb_state *st = r->st;
     const char *base =
         sg->input == HB_RFC3339_IN_BINARY ? (const char *)s->binary : (const char *)s->text.data;
     const hb_rfc3339_span *spans = sg->input == HB_RFC3339_IN_TEXT     ? s->tspans
@@ -604,45 +602,61 @@ static void run(hb_state *st, void *arg)
         hb_state_set_label(st, hb_rfc3339_simd_level());
 }
 
-/* ---- registration -------------------------------------------------------------------------------
+/* ---- registration: the families as data ---------------------------------------------------------
  */
 
-static rf_bench *add_bench(rf_ctx *c, int family, const hb_rfc3339_strategy *s,
-                           const hb_days_strategy *d)
+/* The implementation of a described strategy: its row of hb_rfc3339_strategies, or of
+ * hb_days_strategies for the days family. */
+static int bind(void *ctx, const hb_family *f, const hb_strategy_desc *d, const void **impl)
 {
-    if (c->nbenches == RF_MAX_BENCHES)
-        return NULL;
-    rf_bench *b = &c->benches[c->nbenches++];
-    memset(b, 0, sizeof *b);
-    b->ctx = c;
-    b->family = family;
-    b->s = s;
-    b->days = d;
-    return b;
+    (void)ctx;
+    if (f->kind != RF_DAYS)
+        *impl = hb_rfc3339_find(d->name);
+    for (size_t k = 0; f->kind == RF_DAYS && k < hb_days_strategy_count; k++)
+        if (strcmp(hb_days_strategies[k].name, d->name) == 0)
+            *impl = &hb_days_strategies[k];
+    if (*impl)
+        return HB_OK;
+    fprintf(stderr, "hotbench: rfc3339 strategy %s is described but not in rfc3339.c\n", d->name);
+    return HB_EINVAL;
 }
 
-static int register_family(rf_ctx *c, int family, const char *prefix, const char *arg_name,
-                           const int64_t *args, size_t nargs)
-{
-    char name[96];
-    size_t count = family == RF_DAYS ? hb_days_strategy_count : hb_rfc3339_strategy_count;
-    for (size_t k = 0; k < count; k++) {
-        const hb_rfc3339_strategy *s = family == RF_DAYS ? NULL : &hb_rfc3339_strategies[k];
-        const hb_days_strategy *d = family == RF_DAYS ? &hb_days_strategies[k] : NULL;
-        rf_bench *b = add_bench(c, family, s, d);
-        if (!b)
-            return HB_ENOMEM;
-        snprintf(name, sizeof name, "%s/%s", prefix, s ? s->name : d->name);
-        hb_bench *hb = hb_register(name, run, b);
-        hb_bench_arg_names(hb, &arg_name, 1);
-        for (size_t i = 0; i < nargs; i++)
-            hb_bench_args(hb, &args[i], 1);
-        /* No Big-O fit: google-benchmark 1.7.1 crashes computing one for a family whose runs
-         * all failed verification; the scaling is read from the rows family's JSON. */
-        hb_bench_unit(hb, HB_US);
-    }
-    return HB_OK;
-}
+static const int64_t rows_full[] = {1000, 10000, 100000, 1000000};
+static const int64_t rows_quick[] = {1000, 100000};
+static const int64_t rows_smoke[] = {100};
+static const int64_t digits[] = {0, 3, 6, 9};
+static const int64_t offsets[] = {0, 1};
+static const int64_t columns[] = {1, 5};
+static const int64_t dates_full[] = {100000};
+static const int64_t dates_smoke[] = {1000};
+/* the rows of the digits, offset and columns families, per profile */
+static const int64_t variant_rows[HB_PROFILES] = {100000, 10000, 100};
+
+static const char *const rows_arg[] = {"rows", NULL};
+static const char *const digits_arg[] = {"digits", NULL};
+static const char *const numeric_arg[] = {"numeric", NULL};
+static const char *const columns_arg[] = {"columns", NULL};
+static const char *const dates_arg[] = {"dates", NULL};
+
+/* No Big-O fit: google-benchmark 1.7.1 crashes computing one for a family whose runs all failed
+ * verification; the scaling is read from the rows family's JSON. */
+/* clang-format off */
+#define ALL(a) {HB_TUPLES(a, 1), HB_TUPLES(a, 1), HB_TUPLES(a, 1)}
+#define PARSERS HB_US, HB_O_NONE, 0, 0, bind, NULL, prepare, verify, time_set
+/* group              only  kind        arguments    tuples per profile (full, quick, smoke) */
+static const hb_family rf_families[] = {
+    {"rfc3339",         NULL, RF_ROWS,    rows_arg,
+     {HB_TUPLES(rows_full, 1), HB_TUPLES(rows_quick, 1), HB_TUPLES(rows_smoke, 1)}, PARSERS},
+    {"rfc3339-digits",  NULL, RF_DIGITS,  digits_arg,  ALL(digits),  PARSERS},
+    {"rfc3339-offset",  NULL, RF_OFFSET,  numeric_arg, ALL(offsets), PARSERS},
+    {"rfc3339-columns", NULL, RF_COLUMNS, columns_arg, ALL(columns), PARSERS},
+    {"rfc3339-days",    NULL, RF_DAYS,    dates_arg,
+     {HB_TUPLES(dates_full, 1), HB_TUPLES(dates_full, 1), HB_TUPLES(dates_smoke, 1)},
+     HB_US, HB_O_NONE, 0, 0, bind, NULL, prepare_days, verify_days, time_days},
+};
+/* clang-format on */
+
+extern const hb_case_desc hb_rfc3339_case; /* case.c */
 
 int hb_rfc3339_register(const hb_options *opt)
 {
@@ -651,18 +665,7 @@ int hb_rfc3339_register(const hb_options *opt)
     rf_ctx *c = &ctx;
     c->opt = *opt;
     c->seed = HB_GEN_DEFAULT_SEED;
-    int full = strcmp(opt->profile, "full") == 0, smoke = strcmp(opt->profile, "smoke") == 0;
-
-    static const int64_t rows_full[] = {1000, 10000, 100000, 1000000};
-    static const int64_t rows_quick[] = {1000, 100000};
-    static const int64_t rows_smoke[] = {100};
-    const int64_t *rows = full ? rows_full : smoke ? rows_smoke : rows_quick;
-    size_t nrows = full ? 4 : smoke ? 1 : 2;
-    c->variant_rows = full ? 100000 : smoke ? 100 : 10000;
-    static const int64_t digits[] = {0, 3, 6, 9};
-    static const int64_t offsets[] = {0, 1};
-    static const int64_t columns[] = {1, 5};
-    const int64_t dates[] = {smoke ? 1000 : 100000};
+    c->variant_rows = variant_rows[opt->profile_id];
 
     char buf[64];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->seed);
@@ -670,15 +673,16 @@ int hb_rfc3339_register(const hb_options *opt)
     snprintf(buf, sizeof buf, "%lld", (long long)c->variant_rows);
     hb_add_context("rfc3339_variant_rows", buf);
     hb_add_context("rfc3339_simd_level", hb_rfc3339_simd_level());
-
-    int rc = register_family(c, RF_ROWS, "rfc3339", "rows", rows, nrows);
-    if (rc == HB_OK)
-        rc = register_family(c, RF_DIGITS, "rfc3339-digits", "digits", digits, 4);
-    if (rc == HB_OK)
-        rc = register_family(c, RF_OFFSET, "rfc3339-offset", "numeric", offsets, 2);
-    if (rc == HB_OK)
-        rc = register_family(c, RF_COLUMNS, "rfc3339-columns", "columns", columns, 2);
-    if (rc == HB_OK)
-        rc = register_family(c, RF_DAYS, "rfc3339-days", "dates", dates, 1);
-    return rc;
+    size_t n = sizeof rf_families / sizeof rf_families[0];
+    int rc = HB_OK;
+    for (size_t k = 0; k < n && rc == HB_OK; k++) { /* every registry row is described */
+        const char *group = rf_families[k].group;
+        if (rf_families[k].kind == RF_DAYS)
+            rc = hb_case_check_registry(&hb_rfc3339_case, group, hb_days_strategies,
+                                        hb_days_strategy_count, sizeof hb_days_strategies[0]);
+        else
+            rc = hb_case_check_registry(&hb_rfc3339_case, group, hb_rfc3339_strategies,
+                                        hb_rfc3339_strategy_count, sizeof hb_rfc3339_strategies[0]);
+    }
+    return rc == HB_OK ? hb_case_register(&hb_rfc3339_case, rf_families, n, c, opt, &c->set) : rc;
 }

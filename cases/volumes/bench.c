@@ -18,11 +18,16 @@
  * expat-count by the element count the generator wrote; memchr-scan by a byte loop's count of '<'.
  * A mismatch fails the benchmark without timing it.
  *
+ * The families are data (the argument tuples per profile, vol_families), registered by the
+ * harness from the case description's strategies (hb_case_run.h), which keeps each verified
+ * tuple with its allocation counts.
+ *
  * Counters: MB_per_s (decimal), ns_per_element, elements, allocations and peak_bytes per
  * response (from the verification run: the counting allocator sees every block, the parser's
  * included); complexity N is the element count.
  */
 #include "hb.h"
+#include "hb_case_run.h"
 #include "hb_gen_xml.h"
 #include "hb_volumes.h"
 
@@ -32,8 +37,6 @@
 #include <string.h>
 
 #define VB_MAX_INPUTS 32
-#define VB_MAX_BENCHES 16
-#define VB_MAX_VERIFIED 64
 #define VB_PIECE 4096 /* bytes per read from the socket */
 
 /* One generated response and its reference answer, kept for the life of the process. */
@@ -47,24 +50,13 @@ typedef struct vin {
     uint64_t lt; /* '<' bytes, counted by a byte loop */
 } vin;
 
-typedef struct vctx vctx;
-
-typedef struct vbench {
-    vctx *ctx;
-    const hb_vol_strategy *s;
-    uint64_t verified[VB_MAX_VERIFIED];
-    hb_vol_mem_stats mem[VB_MAX_VERIFIED]; /* per verified argument tuple */
-    size_t nverified;
-} vbench;
-
-struct vctx {
+typedef struct vctx {
     hb_options opt;
+    hb_case_set set;
     uint64_t seed;
     vin inputs[VB_MAX_INPUTS];
     size_t ninputs;
-    vbench benches[VB_MAX_BENCHES];
-    size_t nbenches;
-};
+} vctx;
 
 /* Tags and attachments of all decoded volumes. */
 static void count_items(const hb_volumes *v, uint64_t *tags, uint64_t *attachments)
@@ -163,7 +155,8 @@ static vin *get_input(vctx *c, uint32_t volumes, uint32_t tags, int compact, cha
 }
 
 /* Runs the strategy once with every allocation poisoned and checks its answer. */
-static int verify(vbench *b, const vin *in, size_t piece, hb_state *st, hb_vol_mem_stats *mem)
+static int verify_decode(const hb_vol_strategy *s, const vin *in, size_t piece, hb_state *st,
+                         hb_vol_mem_stats *mem)
 {
     hb_volumes out;
     hb_vol_error err;
@@ -171,18 +164,18 @@ static int verify(vbench *b, const vin *in, size_t piece, hb_state *st, hb_vol_m
     int ok = 1;
     mallopt(M_PERTURB, 0x5a);
     hb_volumes_set_poisoned_heap(1);
-    int rc = hb_volumes_decode(b->s, in->doc, in->len, piece, &out, &err);
+    int rc = hb_volumes_decode(s, in->doc, in->len, piece, &out, &err);
     if (rc != HB_OK) {
         hb_state_fail(st, "%s at line %llu, column %llu", err.reason ? err.reason : hb_err_str(rc),
                       (unsigned long long)err.line, (unsigned long long)err.column);
         ok = 0;
-    } else if (b->s->output == HB_VOL_OUT_LT) {
+    } else if (s->output == HB_VOL_OUT_LT) {
         if (out.count != in->lt) {
             hb_state_fail(st, "counted %llu '<', expected %llu", (unsigned long long)out.count,
                           (unsigned long long)in->lt);
             ok = 0;
         }
-    } else if (b->s->output == HB_VOL_OUT_ELEMENTS) {
+    } else if (s->output == HB_VOL_OUT_ELEMENTS) {
         if (out.count != in->info.elements) {
             hb_state_fail(st, "counted %llu elements, expected %llu", (unsigned long long)out.count,
                           (unsigned long long)in->info.elements);
@@ -208,41 +201,39 @@ static int verify(vbench *b, const vin *in, size_t piece, hb_state *st, hb_vol_m
     return ok;
 }
 
-static void run(hb_state *st, void *arg)
+/* The response of the tuple {volumes, tags, compact, piece}, built on first use. */
+static int prepare(hb_run *r)
 {
-    vbench *b = arg;
-    vctx *c = b->ctx;
-    uint32_t volumes = (uint32_t)hb_state_arg(st, 0), tags = (uint32_t)hb_state_arg(st, 1);
-    int compact = (int)hb_state_arg(st, 2);
-    size_t piece = (size_t)hb_state_arg(st, 3);
     char why[256];
-    vin *in = get_input(c, volumes, tags, compact, why, sizeof why);
-    if (!in) {
-        hb_state_fail(st, "cannot build the input: %s", why);
-        return;
+    r->input = get_input(r->ctx, (uint32_t)r->args[0], (uint32_t)r->args[1], (int)r->args[2], why,
+                         sizeof why);
+    if (!r->input) {
+        hb_state_fail(r->st, "cannot build the input: %s", why);
+        return HB_EINVAL;
     }
-    uint64_t key =
-        (uint64_t)volumes | (uint64_t)tags << 24 | (uint64_t)compact << 40 | (uint64_t)piece << 41;
-    size_t slot = 0;
-    while (slot < b->nverified && b->verified[slot] != key)
-        slot++;
-    hb_vol_mem_stats mem;
-    if (slot == b->nverified) {
-        if (!verify(b, in, piece, st, &mem))
-            return;
-        if (b->nverified < VB_MAX_VERIFIED) {
-            b->verified[b->nverified] = key;
-            b->mem[b->nverified++] = mem;
-        }
-    } else {
-        mem = b->mem[slot];
-    }
+    return HB_OK;
+}
+
+/* The strategy's answer checked; its allocation counts kept as the tuple's memo. */
+static int verify(hb_run *r)
+{
+    return verify_decode(r->bench->impl, r->input, (size_t)r->args[3], r->st, r->memo);
+}
+
+/* The timed loop: one whole response decoded and released per iteration; then the counters. */
+static void time_decode(hb_run *r)
+{
+    const hb_vol_strategy *s = r->bench->impl;
+    const vin *in = r->input;
+    hb_state *st = r->st;
+    size_t piece = (size_t)r->args[3];
+    hb_vol_mem_stats mem = *(const hb_vol_mem_stats *)r->memo;
 
     double t0 = hb_now_s();
     while (hb_state_keep_running(st)) {
         hb_volumes out;
         hb_vol_error err;
-        int rc = hb_volumes_decode(b->s, in->doc, in->len, piece, &out, &err);
+        int rc = hb_volumes_decode(s, in->doc, in->len, piece, &out, &err);
         hb_do_not_optimize_u64(out.count + out.nvolumes);
         hb_do_not_optimize_ptr(out.volumes);
         hb_volumes_free(&out);
@@ -266,22 +257,58 @@ static void run(hb_state *st, void *arg)
     hb_state_counter(st, "peak_bytes", (double)mem.peak_bytes, 0);
 }
 
-/* --- registration --------------------------------------------------------------------------- */
+/* --- registration: the family as data ------------------------------------------------------- */
 
-typedef struct vargs {
-    int64_t a[4]; /* volumes, tags, compact, piece */
-} vargs;
-
-static void add_args(vargs *list, size_t *n, size_t cap, int64_t v, int64_t t, int64_t c, int64_t p)
+/* The implementation of a described strategy: its row of hb_vol_strategies. */
+static int bind(void *ctx, const hb_family *f, const hb_strategy_desc *d, const void **impl)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (list[i].a[0] == v && list[i].a[1] == t && list[i].a[2] == c && list[i].a[3] == p)
-            return;
-    if (*n < cap) {
-        vargs x = {{v, t, c, p}};
-        list[(*n)++] = x;
-    }
+    (void)ctx;
+    (void)f;
+    *impl = hb_vol_find(d->name);
+    if (*impl)
+        return HB_OK;
+    fprintf(stderr, "hotbench: volumes strategy %s is described but not in volumes.c\n", d->name);
+    return HB_EINVAL;
 }
+
+/* Pieces (piece > 0) are for the streaming strategies only. */
+static int takes(const hb_case_bench *b, const int64_t *args)
+{
+    const hb_vol_strategy *s = b->impl;
+    return args[3] == 0 || s->streaming;
+}
+
+/* {volumes, tags, compact, piece}: full - tags scaled at 300 volumes and volumes scaled at 20
+ * tags, indented and compact, and 300 x 20 in VB_PIECE-byte pieces; quick (CI) - the scaling
+ * indented only, 300 x 20 in every form; smoke - a 3 x 2 response (pieces of 64 bytes) and an
+ * empty one. */
+/* clang-format off */
+#define SCALED(c) \
+    300, 20, c, 0,   300, 0, c, 0,    300, 1, c, 0,    300, 5, c, 0,    300, 10, c, 0, \
+    300, 50, c, 0,   300, 100, c, 0,  10, 20, c, 0,    30, 20, c, 0,    100, 20, c, 0, \
+    1000, 20, c, 0,  3000, 20, c, 0
+#define PIECES 300, 20, 0, VB_PIECE,  300, 20, 1, VB_PIECE
+static const int64_t args_full[] = {SCALED(0), SCALED(1), PIECES};
+static const int64_t args_quick[] = {
+    300, 20, 0, 0,   300, 0, 0, 0,    300, 100, 0, 0,  30, 20, 0, 0,    3000, 20, 0, 0,
+    300, 20, 1, 0,   PIECES};
+static const int64_t args_smoke[] = {
+    3, 2, 0, 0,      3, 2, 1, 0,      0, 0, 0, 0,      3, 2, 0, 64,     3, 2, 1, 64};
+/* clang-format on */
+static const char *const arg_names[] = {"volumes", "tags", "compact", "piece", NULL};
+
+/* one family: every strategy of the group; repetitions: hb_main passes --hb_repetitions on */
+/* clang-format off */
+/* group     only  kind  arguments  tuples per profile (full, quick, smoke)
+ *           unit   Big-O      state  memo (the verification's allocation counts) */
+static const hb_family vol_families[] = {
+    {"volumes", NULL, 0,   arg_names,
+     {HB_TUPLES(args_full, 4), HB_TUPLES(args_quick, 4), HB_TUPLES(args_smoke, 4)},
+     HB_US, HB_O_NONE, 0, sizeof(hb_vol_mem_stats), bind, takes, prepare, verify, time_decode},
+};
+/* clang-format on */
+
+extern const hb_case_desc hb_volumes_case; /* case.c */
 
 int hb_volumes_register(const hb_options *opt)
 {
@@ -289,58 +316,12 @@ int hb_volumes_register(const hb_options *opt)
     vctx *c = &ctx;
     c->opt = *opt;
     c->seed = HB_VOLUMES_DEFAULT_SEED;
-    int smoke = strcmp(opt->profile, "smoke") == 0, quick = strcmp(opt->profile, "quick") == 0;
-
-    static const int64_t tags_full[] = {0, 1, 5, 10, 20, 50, 100};
-    static const int64_t vols_full[] = {10, 30, 100, 300, 1000, 3000};
-    static const int64_t tags_quick[] = {0, 20, 100};
-    static const int64_t vols_quick[] = {30, 300, 3000};
-    vargs whole[64], pieces[8];
-    size_t nwhole = 0, npieces = 0;
-    if (smoke) {
-        for (int64_t cpt = 0; cpt <= 1; cpt++) {
-            add_args(whole, &nwhole, 64, 3, 2, cpt, 0);
-            add_args(pieces, &npieces, 8, 3, 2, cpt, 64);
-        }
-        add_args(whole, &nwhole, 64, 0, 0, 0, 0);
-    } else {
-        const int64_t *tl = quick ? tags_quick : tags_full, *vl = quick ? vols_quick : vols_full;
-        size_t nt = quick ? 3 : 7, nv = quick ? 3 : 6;
-        /* quick (CI): the scaling indented only; 300 x 20 in every form */
-        for (int64_t cpt = 0; cpt <= 1; cpt++) {
-            add_args(whole, &nwhole, 64, 300, 20, cpt, 0);
-            add_args(pieces, &npieces, 8, 300, 20, cpt, VB_PIECE);
-            if (quick && cpt)
-                break;
-            for (size_t i = 0; i < nt; i++)
-                add_args(whole, &nwhole, 64, 300, tl[i], cpt, 0);
-            for (size_t i = 0; i < nv; i++)
-                add_args(whole, &nwhole, 64, vl[i], 20, cpt, 0);
-        }
-    }
 
     char buf[64];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->seed);
     hb_add_context("volumes_seed", buf);
     hb_add_context("volumes_reference", HB_VOL_REFERENCE);
-
-    static const char *const names[] = {"volumes", "tags", "compact", "piece"};
-    static char fam[VB_MAX_BENCHES][64];
-    for (size_t k = 0; k < hb_vol_strategy_count && c->nbenches < VB_MAX_BENCHES; k++) {
-        vbench *b = &c->benches[c->nbenches];
-        memset(b, 0, sizeof *b);
-        b->ctx = c;
-        b->s = &hb_vol_strategies[k];
-        snprintf(fam[c->nbenches], sizeof fam[0], "volumes/%s", b->s->name);
-        hb_bench *hb = hb_register(fam[c->nbenches], run, b);
-        c->nbenches++;
-        hb_bench_arg_names(hb, names, 4);
-        for (size_t i = 0; i < nwhole; i++)
-            hb_bench_args(hb, whole[i].a, 4);
-        if (b->s->streaming)
-            for (size_t i = 0; i < npieces; i++)
-                hb_bench_args(hb, pieces[i].a, 4);
-        hb_bench_unit(hb, HB_US); /* repetitions: hb_main passes --hb_repetitions on */
-    }
-    return HB_OK;
+    int rc = hb_case_check_registry(&hb_volumes_case, "volumes", hb_vol_strategies,
+                                    hb_vol_strategy_count, sizeof hb_vol_strategies[0]);
+    return rc == HB_OK ? hb_case_register(&hb_volumes_case, vol_families, 1, c, opt, &c->set) : rc;
 }
