@@ -92,9 +92,10 @@ assert all(not b.get("error_occurred") and b["bytes_per_second"] > 0 for b in ro
 report_and_gate() {
     /usr/bin/python3 "$copy/scripts/report.py" --run "$work/run.json" --out "$work/report" \
         >"$work/report.log" 2>&1 &&
-        grep -rq demo_case "$work/report" ||
+        grep -q '^| `memchr` |' "$work/report/REPORT.md" &&
+        [ -s "$work/report/charts/demo_case-scaling.png" ] ||
         { echo "report.py on the smoke run:"; tail -20 "$work/report.log"; return 1; }
-    echo "ok   report.py names demo_case"
+    echo "ok   report.py gives demo_case its table and scaling chart"
     # The gate: the smoke run compared with itself; its table lists the new case's rows.
     mkdir -p "$work/gate" && cp "$work/run.json" "$work/gate/run.json"
     /usr/bin/python3 "$copy/scripts/gate.py" compare --baseline "$work/gate" \
