@@ -168,11 +168,20 @@ void hb_state_skip(hb_state *st, const char *fmt, ...) __attribute__((format(pri
  * run of the benchmark, and --hb_budget), hb_peak_bytes and hb_memory_limit_bytes (refused for
  * memory: the predicted peak, and the bytes allowed); docs/manifest.md, "Fields of a run's
  * rows". */
+/* A figure of the refused run's own (what its dry run predicted): name a static string, e.g.
+ * "hb_bytes_copied"; the list ends at the first NULL name. */
+typedef struct hb_skip_figure {
+    const char *name;
+    double value;
+} hb_skip_figure;
+#define HB_SKIP_EXTRA_MAX 4
+
 typedef struct hb_skip {
     double predicted_s;        /* seconds */
     double budget_s;           /* seconds */
     double peak_bytes;         /* bytes */
     double memory_limit_bytes; /* bytes */
+    hb_skip_figure extra[HB_SKIP_EXTRA_MAX]; /* more figures, e.g. the dry run's work */
 } hb_skip;
 
 /* hb_state_skip with the figures of why (copied; NULL = none): the console shows the message, the

@@ -245,11 +245,14 @@ int hb_refuse_memory(hb_state *st, const hb_options *opt, double peak_bytes)
     return 1;
 }
 
-int hb_refuse_budget(hb_state *st, const hb_options *opt, double predicted_s, const char *detail)
+int hb_refuse_budget(hb_state *st, const hb_options *opt, double predicted_s, const char *detail,
+                     const hb_skip_figure *extra)
 {
     if (!(predicted_s > opt->budget_s))
         return 0;
     hb_skip fig = {.predicted_s = predicted_s, .budget_s = opt->budget_s};
+    for (size_t i = 0; extra && i < HB_SKIP_EXTRA_MAX && extra[i].name; i++)
+        fig.extra[i] = extra[i];
     int more = detail && *detail;
     hb_state_skip_with(st, &fig, "predicted %.4g s > budget %g s%s%s%s", predicted_s, opt->budget_s,
                        more ? " (" : "", more ? detail : "", more ? ")" : "");

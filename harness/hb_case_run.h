@@ -151,8 +151,10 @@ int hb_refuse_memory(hb_state *st, const hb_options *opt, double peak_bytes);
 
 /* The budget refusal: when predicted_s exceeds opt->budget_s, skips the run with the message
  * "predicted P s > budget B s (detail)" (detail NULL or "": no parenthesis) and the figures
- * hb_predicted_s and hb_budget_s, and returns 1; else returns 0. */
-int hb_refuse_budget(hb_state *st, const hb_options *opt, double predicted_s, const char *detail);
+ * hb_predicted_s and hb_budget_s, plus extra (NULL, or up to HB_SKIP_EXTRA_MAX figures ending at
+ * a NULL name: the dry run's work the prediction came from), and returns 1; else returns 0. */
+int hb_refuse_budget(hb_state *st, const hb_options *opt, double predicted_s, const char *detail,
+                     const hb_skip_figure *extra);
 
 #ifdef __cplusplus
 }

@@ -246,6 +246,11 @@ class Reporter : public benchmark::BenchmarkReporter
         for (const auto &fv : fields)
             if (fv.second != 0)
                 r->counters[fv.first] = benchmark::Counter(fv.second);
+        for (const hb_skip_figure &e : f.extra) {
+            if (!e.name)
+                break;
+            r->counters[e.name] = benchmark::Counter(e.value);
+        }
     }
 
     void FlushComplexity()
@@ -506,7 +511,7 @@ std::string running_name(const hb_state *st)
 // Records one skip of the running benchmark (its figures, or none) for the reporter.
 void record_skip(const hb_state *st, const hb_skip *why)
 {
-    hb_skip none = {0, 0, 0, 0};
+    hb_skip none = {};
     skip_records()[running_name(st)].push_back(why ? *why : none);
 }
 

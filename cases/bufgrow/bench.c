@@ -429,7 +429,11 @@ static int budget_refuses(hb_run *r)
     snprintf(detail, sizeof detail, "%.4g bytes appended, %.4g bytes copied in %llu growths",
              (double)plan->bytes_appended, (double)plan->bytes_copied,
              (unsigned long long)plan->growths);
-    return hb_refuse_budget(r->st, &c->opt, predicted, detail);
+    const hb_skip_figure work[] = {{"hb_bytes_appended", (double)plan->bytes_appended},
+                                   {"hb_bytes_copied", (double)plan->bytes_copied},
+                                   {"hb_growths", (double)plan->growths},
+                                   {NULL, 0}};
+    return hb_refuse_budget(r->st, &c->opt, predicted, detail, work);
 }
 
 /* Predicts the work, the memory and the time before building anything; refuses (memory,
