@@ -21,6 +21,7 @@
 #include <cstring>
 #include <ctime>
 #include <regex.h>
+#include <sstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -55,6 +56,7 @@
 namespace {
 
 const char kSkipPrefix[] = "skipped: ";
+const char kManifestKey[] = "hb_manifest: "; // the console header's line of the manifest
 
 benchmark::State &S(hb_state *st)
 {
@@ -185,10 +187,19 @@ class Reporter : public benchmark::BenchmarkReporter
     }
     bool ReportContext(const Context &context) override
     {
-        // google-benchmark points this reporter's streams at the output file: pass them on.
+        // google-benchmark points this reporter's streams at the output file: pass them on. The
+        // console's header (written to the error stream) would show the manifest, a line of
+        // kilobytes: it is left out there; JSON output keeps it in its context.
         inner_->SetOutputStream(&GetOutputStream());
+        std::ostringstream header;
+        inner_->SetErrorStream(&header);
+        bool ok = inner_->ReportContext(context);
         inner_->SetErrorStream(&GetErrorStream());
-        return inner_->ReportContext(context);
+        std::istringstream lines(header.str());
+        for (std::string line; std::getline(lines, line);)
+            if (line.compare(0, sizeof kManifestKey - 1, kManifestKey) != 0)
+                GetErrorStream() << line << '\n';
+        return ok;
     }
     void ReportRuns(const std::vector<Run> &given) override
     {

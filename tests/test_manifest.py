@@ -87,13 +87,15 @@ def check_context(hotbench, printed):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "run.json")
         first = names(hotbench, "--hb_profile=smoke")[0].rsplit("/", 1)[0]
-        subprocess.run([hotbench, "--hb_profile=smoke", "--benchmark_filter=^%s/" % first,
-                        "--benchmark_min_time=0.001", "--benchmark_out=" + out],
-                       check=True, capture_output=True, env=dict(os.environ, HB_DATA_DIR=d))
+        r = subprocess.run([hotbench, "--hb_profile=smoke", "--benchmark_filter=^%s/" % first,
+                            "--benchmark_min_time=0.001", "--benchmark_out=" + out], check=True,
+                           capture_output=True, text=True, env=dict(os.environ, HB_DATA_DIR=d))
         with open(out) as f:
             ctx = json.load(f)["context"]
     check(json.loads(ctx.get("hb_manifest", "null")) == printed,
           "the run's context.hb_manifest equals --hb_manifest")
+    check("hb_manifest" not in r.stderr and "hb_profile: smoke" in r.stderr,
+          "the console's header shows the context but not the manifest")
 
 
 def main():
