@@ -40,6 +40,11 @@ check "a bad name is refused" refused Bad-Name "is not a case name"
 check "a name starting with a digit is refused" refused 9lives "is not a case name"
 check "an empty name is refused" refused "" "NAME is empty"
 check "an existing case is refused" refused bufgrow "cases/bufgrow already exists"
+# names whose files would shadow the tree's: harness/hb_case.h (and hb_case_register), the unit
+# test target test_dechunk (cmake refuses a second one), data-gen/hb_prng.h
+check "NAME=case is refused (harness/hb_case.h)" refused case "would shadow harness/hb_case.h"
+check "NAME=dechunk is refused (test_dechunk)" refused dechunk "would shadow"
+check "NAME=prng is refused (data-gen/hb_prng.h)" refused prng "would shadow data-gen/hb_prng.h"
 
 check "make new-case NAME=demo_case exits 0" make -C "$copy" --no-print-directory new-case NAME=demo_case
 changes >"$work/changes"
