@@ -24,10 +24,13 @@ static void put_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* A number: integral values without an exponent (1.7e9 -> 1700000000), others round-trip. */
+/* A number: integral values without an exponent (1.7e9 -> 1700000000), others round-trip; null
+ * for an infinity or a NaN, which JSON has no number for (a reader then names the field). */
 static void put_num(FILE *f, double v)
 {
-    if (v == floor(v) && fabs(v) < 1e15)
+    if (!isfinite(v))
+        fputs("null", f);
+    else if (v == floor(v) && fabs(v) < 1e15)
         fprintf(f, "%.0f", v);
     else
         fprintf(f, "%.17g", v);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -15,8 +16,15 @@ static const hb_strategy_desc strategies[] = {
     {"floor", HB_ROLE_CEILING, 1, HB_MODEL_POWER},
     {NULL, 0, 0, 0},
 };
+static const char *const charts[] = {"table", NULL};
+static const hb_view_desc views[] = {
+    {.key = "demo", .x = "n", .production = INFINITY, .items_per_x = NAN, .per_scale = 1e9,
+     .charts = charts},
+    {NULL},
+};
 static const hb_group_desc groups[] = {
     {"demo", "A \"quoted\" title\n", "about\\", "ref", "floor", strategies, NULL, "", NULL},
+    {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL},
     {NULL},
 };
 static const hb_case_desc desc = {"demo", "Demo", "one line", groups, NULL, NULL, NULL};
@@ -51,6 +59,13 @@ static void test_json(void **state)
     assert_non_null(strstr(j, "\"role\":\"ceiling\""));
     assert_non_null(strstr(j, "\"views\":[],\"gate\":{\"select\":\"\",\"ir_select\":null}"));
     assert_non_null(strstr(j, "\"e2e\":[],\"peers\":[],\"peers_driver\":null}]}"));
+    /* JSON has no infinity or NaN: null, not "inf" or "nan" (which made the whole run JSON's
+     * manifest unreadable) */
+    assert_non_null(strstr(j, "\"production\":null"));
+    assert_non_null(strstr(j, "\"items_per_x\":null"));
+    assert_non_null(strstr(j, "\"per_scale\":1000000000,"));
+    assert_null(strstr(j, "inf"));
+    assert_null(strstr(j, "nan"));
     free(j);
 }
 
