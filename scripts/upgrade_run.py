@@ -121,7 +121,7 @@ def main(argv=None):
     except ManifestError as e:
         print("upgrade_run: %s" % e, file=sys.stderr)
         return 2
-    if "hb_manifest" in doc.get("context", {}):
+    if doc.get("context", {}).get("hb_manifest"):
         print("upgrade_run: %s already carries a manifest: unchanged" % a.run, file=sys.stderr)
     else:
         missing = undescribed(doc, manifest)

@@ -176,6 +176,24 @@ def check_readers(m):
             check(rc in (1, 2) and "Traceback" not in err,
                   "%s: refused, no traceback (%d: %s)" % (" ".join(args[:1] + args[2:3]), rc,
                                                          err.strip()[-120:]))
+        # an empty or null context.hb_manifest is no manifest (Manifest.from_context's reading):
+        # upgrade_run adds one instead of leaving the run "unchanged"
+        for empty in ("", None):
+            path = run_json(d, "empty.json", "", benchmarks=[])
+            with open(path) as f:
+                doc = json.load(f)
+            doc["context"]["hb_manifest"] = empty
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            out = os.path.join(d, "upgraded.json")
+            rc, err = script("upgrade_run.py", path, "--manifest", good, "-o", out)
+            try:
+                Manifest.from_context(json.load(open(out))["context"])
+                ok = rc == 0
+            except (OSError, ValueError, ManifestError) as e:
+                ok, err = False, "%s %s" % (err, e)
+            check(ok, "upgrade_run.py on a run whose hb_manifest is %r adds the manifest (%d: %s)"
+                  % (empty, rc, err.strip()[-120:]))
 
 
 def main():
