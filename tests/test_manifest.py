@@ -168,6 +168,14 @@ def check_readers(m):
         good = os.path.join(d, "manifest.json")
         with open(good, "w") as f:
             json.dump(m, f)
+        garbage = os.path.join(d, "garbage.json")
+        with open(garbage, "w") as f:
+            f.write("not json")
+        for peers in (notrun, garbage):
+            rc, err = script("peers_report.py", peers, run_json(d, "r.json", json.dumps(m), []), d)
+            check(rc == 0 and "Traceback" not in err,
+                  "peers_report.py on %s: a sentence, no traceback (%d: %s)"
+                  % (os.path.basename(peers), rc, err.strip()[-120:]))
         for args in (("summary.py", notrun), ("upgrade_run.py", notrun, "--manifest", good),
                      ("upgrade_run.py", run_json(d, "old.json", None), "--manifest", notrun),
                      ("upgrade_run.py", run_json(d, "old.json", None), "--manifest", good,

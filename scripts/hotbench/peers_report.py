@@ -151,11 +151,14 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
     c = CRun(run_json_path_or_None)
     if not peers_json_path or not os.path.exists(peers_json_path):
         return how_to(_manifest({}, c)) + '\n'
-    with open(peers_json_path) as f:
-        p = json.load(f)
-    if p.get('schema') != 'hotbench-peers/1':
+    try:
+        with open(peers_json_path) as f:
+            p = json.load(f)
+    except ValueError as e:
+        return '`%s` is not JSON (%s): rerun `make bench-peers`.\n' % (peers_json_path, e)
+    if not isinstance(p, dict) or p.get('schema') != 'hotbench-peers/1':
         return ('`%s` is not a peers result (schema %r): rerun `make bench-peers`.\n'
-                % (peers_json_path, p.get('schema')))
+                % (peers_json_path, p.get('schema') if isinstance(p, dict) else None))
     if link_prefix is None:
         link_prefix = os.path.basename(os.path.normpath(outdir)) + '/'
     manifest = _manifest(p, c)
