@@ -190,4 +190,8 @@ with tempfile.TemporaryDirectory() as work:
     check(r.returncode == 0 and "None" not in r.stdout and "not speed-gated" in line,
           "a group without a yardstick: its rows are not speed-gated (exit %d: %s)"
           % (r.returncode, line.strip() or r.stderr.strip()[-200:]))
+    line = next((l for l in r.stdout.splitlines() if l.startswith("demo/loop/n:*")), "")
+    check("not gated" in line and "too few" not in line,
+          "a group without a yardstick: its complexity rows say it is not gated (%s)"
+          % line.strip())
 done()
