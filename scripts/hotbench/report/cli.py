@@ -107,7 +107,10 @@ def main(argv=None):
     status, status_note = load_status(a.status)
     run = load_run(a.run, status)
     charts = os.path.join(a.out, "charts")
-    os.makedirs(charts, exist_ok=True)
+    try:
+        os.makedirs(charts, exist_ok=True)
+    except OSError as e:
+        sys.exit("report.py: cannot make the folder of --out %s: %s" % (a.out, e))
 
     def stem(name):
         return os.path.join(charts, name)
