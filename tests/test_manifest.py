@@ -130,6 +130,8 @@ def check_readers(m):
             ("cases null", lambda x: x.update(cases=None)),
             ("a group without views", lambda x: x["cases"][0]["groups"][0].pop("views")),
             ("a view without fixed", lambda x: x["cases"][0]["groups"][0]["views"][0].pop("fixed")),
+            ("a view whose fit_from is not a number",
+             lambda x: x["cases"][0]["groups"][0]["views"][0].update(fit_from="abc")),
             ("a strategy not an object", lambda x: x["cases"][0]["groups"][0]["strategies"]
              .append("s"))):
         x = json.loads(json.dumps(m))

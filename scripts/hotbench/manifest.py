@@ -10,6 +10,7 @@ charts, the gate's selection, the whole-process runs and the peers.
 """
 
 import json
+import math
 import subprocess
 
 SCHEMA_MAJOR = "hotbench-manifest/1"
@@ -56,6 +57,17 @@ def validate(doc, origin):
                 _check(s, "strategy", origin)
             for v in g["views"]:
                 _check(v, "view", origin)
+                if v["fit_from"] not in ("", "2x-llc") and not _is_number(v["fit_from"]):
+                    raise ManifestError("%s: view %r: fit_from %r is not \"\", \"2x-llc\" or a "
+                                        "number (docs/manifest.md)" % (origin, v["key"],
+                                                                       v["fit_from"]))
+
+
+def _is_number(text):
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 class Manifest:
