@@ -5,7 +5,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A JSON string (RFC 8259 section 7), or null for NULL. */
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong form, no surrogate,
+ * at most U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned char lo = 0x80, hi = 0xbf;
+    size_t n;
+    if (*p >= 0xc2 && *p <= 0xdf)
+        n = 2;
+    else if (*p >= 0xe0 && *p <= 0xef)
+        n = 3, lo = *p == 0xe0 ? 0xa0 : 0x80, hi = *p == 0xed ? 0x9f : 0xbf;
+    else if (*p >= 0xf0 && *p <= 0xf4)
+        n = 4, lo = *p == 0xf0 ? 0x90 : 0x80, hi = *p == 0xf4 ? 0x8f : 0xbf;
+    else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+/* A JSON string (RFC 8259 section 7), or null for NULL. A byte that does not begin well-formed
+ * UTF-8 is written U+FFFD: JSON text is UTF-8, and one stray byte made the whole run JSON
+ * unreadable. */
 static void put_str(FILE *f, const char *s)
 {
     if (!s) {
@@ -14,12 +38,21 @@ static void put_str(FILE *f, const char *s)
     }
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
+        if (*p == '"' || *p == '\\') {
             fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
+        } else if (*p < 0x20) {
             fprintf(f, "\\u%04x", *p);
-        else
+        } else if (*p < 0x80) {
             fputc(*p, f);
+        } else {
+            size_t n = utf8_len(p);
+            if (n) {
+                fwrite(p, 1, n, f);
+                p += n - 1;
+            } else {
+                fputs("\\ufffd", f);
+            }
+        }
     }
     fputc('"', f);
 }

@@ -27,7 +27,8 @@ static const hb_group_desc groups[] = {
     {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL},
     {NULL},
 };
-static const hb_case_desc desc = {"demo", "Demo", "one line", groups, NULL, NULL, NULL};
+static const hb_case_desc desc = {"demo", "Demo \xc3\xa9t\xe9 \xed\xa0\x80 \xf0\x9f\x93\x88\xf0",
+                                   "one line", groups, NULL, NULL, NULL};
 static int reg(const hb_options *opt)
 {
     (void)opt;
@@ -57,6 +58,9 @@ static void test_json(void **state)
     assert_non_null(strstr(j, "\"title\":\"A \\\"quoted\\\" title\\u000a\""));
     assert_non_null(strstr(j, "\"about\":\"about\\\\\""));
     assert_non_null(strstr(j, "\"role\":\"ceiling\""));
+    /* well-formed UTF-8 as it is; a Latin-1 byte, a surrogate, a truncated sequence: U+FFFD */
+    assert_non_null(strstr(j, "\"title\":\"Demo \xc3\xa9t\\ufffd \\ufffd\\ufffd\\ufffd "
+                              "\xf0\x9f\x93\x88\\ufffd\","));
     assert_non_null(strstr(j, "\"views\":[],\"gate\":{\"select\":\"\",\"ir_select\":null}"));
     assert_non_null(strstr(j, "\"e2e\":[],\"peers\":[],\"peers_driver\":null}]}"));
     /* JSON has no infinity or NaN: null, not "inf" or "nan" (which made the whole run JSON's
