@@ -92,7 +92,7 @@ def load_run(path, status):
     except ManifestError as e:
         print("report.py: %s" % e, file=sys.stderr)
         sys.exit(2)
-    except (ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit("report.py: %s is not a readable google-benchmark JSON (%s: %s): rerun "
                  "`make bench`" % (path, type(e).__name__, e))
     if not run.rows and not run.skipped or not known & set(run.families()):
