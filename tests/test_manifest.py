@@ -173,7 +173,7 @@ def check_readers(m):
         garbage = os.path.join(d, "garbage.json")
         with open(garbage, "w") as f:
             f.write("not json")
-        for peers in (notrun, garbage):
+        for peers in (notrun, garbage, d):
             rc, err = script("peers_report.py", peers, run_json(d, "r.json", json.dumps(m), []), d)
             check(rc == 0 and "Traceback" not in err,
                   "peers_report.py on %s: a sentence, no traceback (%d: %s)"

@@ -154,8 +154,9 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
     try:
         with open(peers_json_path) as f:
             p = json.load(f)
-    except ValueError as e:
-        return '`%s` is not JSON (%s): rerun `make bench-peers`.\n' % (peers_json_path, e)
+    except (OSError, ValueError) as e:
+        return '`%s` cannot be read as JSON (%s): rerun `make bench-peers`.\n' % (
+            peers_json_path, e)
     if not isinstance(p, dict) or p.get('schema') != 'hotbench-peers/1':
         return ('`%s` is not a peers result (schema %r): rerun `make bench-peers`.\n'
                 % (peers_json_path, p.get('schema') if isinstance(p, dict) else None))
