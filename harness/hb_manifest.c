@@ -271,3 +271,48 @@ int hb_manifest_describes(const hb_case *cases, size_t n, const char *family, ch
              "groups of its case's case.c", (int)glen, family);
     return 0;
 }
+
+int hb_manifest_unique(const hb_case *cases, size_t n, char *why, size_t cap)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (const hb_group_desc *g = cases[i].desc->groups; g && g->name; g++) {
+            for (const hb_strategy_desc *s = g->strategies; s && s->name; s++)
+                for (const hb_strategy_desc *t = g->strategies; t != s; t++)
+                    if (strcmp(s->name, t->name) == 0) {
+                        snprintf(why, cap, "group '%s' of cases/%s/case.c lists strategy '%s' "
+                                 "twice", g->name, cases[i].name, s->name);
+                        return 0;
+                    }
+            /* the groups of this case before g, and of the cases before it */
+            for (size_t j = 0; j <= i; j++) {
+                for (const hb_group_desc *h = cases[j].desc->groups; h && h->name; h++) {
+                    if (j == i && h == g)
+                        break;
+                    if (strcmp(h->name, g->name) == 0) {
+                        snprintf(why, cap, "group '%s' is described twice (cases/%s/case.c and "
+                                 "cases/%s/case.c)", g->name, cases[j].name, cases[i].name);
+                        return 0;
+                    }
+                }
+            }
+        }
+    }
+    /* the views in the manifest's order, each against those before it (by position: a case may
+     * share one view table between groups) */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (const hb_group_desc *g = cases[i].desc->groups; g && g->name; g++)
+            for (const hb_view_desc *v = g->views; v && v->key; v++, k++) {
+                size_t m = 0;
+                for (size_t j = 0; j < n && m < k; j++)
+                    for (const hb_group_desc *h = cases[j].desc->groups; h && h->name && m < k; h++)
+                        for (const hb_view_desc *w = h->views; w && w->key && m < k; w++, m++)
+                            if (strcmp(w->key, v->key) == 0) {
+                                snprintf(why, cap, "view key '%s' is used twice (cases/%s/case.c "
+                                         "and cases/%s/case.c)", v->key, cases[j].name,
+                                         cases[i].name);
+                                return 0;
+                            }
+            }
+    return 1;
+}

@@ -580,6 +580,10 @@ int register_cases(const hb_options &opt, const hb_case *cases, size_t ncases)
         }
     }
     char why[256];
+    if (!hb_manifest_unique(cases, ncases, why, sizeof why)) {
+        std::fprintf(stderr, "hotbench: %s\n", why);
+        return 1;
+    }
     for (const auto &kv : family_names()) {
         if (!hb_manifest_describes(cases, ncases, kv.second.c_str(), why, sizeof why)) {
             std::fprintf(stderr, "hotbench: %s: %s\n", kv.second.c_str(), why);

@@ -73,11 +73,46 @@ static void test_json(void **state)
     free(j);
 }
 
+/* Duplicates the readers would merge: a strategy twice in a group, a group in two cases, a view
+ * key twice. */
+static void test_unique(void **state)
+{
+    (void)state;
+    char why[256] = "";
+    assert_int_equal(hb_manifest_unique(cases, 1, why, sizeof why), 1);
+    static const hb_strategy_desc twice[] = {
+        {"a", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
+        {"b", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
+        {"a", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
+        {NULL, 0, 0, 0},
+    };
+    static const hb_group_desc g_twice[] = {{"g", "t", "a", NULL, NULL, twice, NULL, NULL, NULL},
+                                            {NULL}};
+    static const hb_case_desc d_twice = {"dup", "D", "i", g_twice, NULL, NULL, NULL};
+    const hb_case c1[] = {{"dup", reg, &d_twice}};
+    assert_int_equal(hb_manifest_unique(c1, 1, why, sizeof why), 0);
+    assert_non_null(strstr(why, "strategy 'a' twice"));
+    /* group "demo" in a second case */
+    static const hb_case_desc d_again = {"again", "A", "i", groups, NULL, NULL, NULL};
+    const hb_case c2[] = {{"demo", reg, &desc}, {"again", reg, &d_again}};
+    assert_int_equal(hb_manifest_unique(c2, 2, why, sizeof why), 0);
+    assert_non_null(strstr(why, "group 'demo' is described twice"));
+    /* view key "demo" in another group of another case */
+    static const hb_group_desc g_view[] = {{"other", "t", "a", NULL, NULL, strategies, views,
+                                            NULL, NULL},
+                                           {NULL}};
+    static const hb_case_desc d_view = {"view", "V", "i", g_view, NULL, NULL, NULL};
+    const hb_case c3[] = {{"demo", reg, &desc}, {"view", reg, &d_view}};
+    assert_int_equal(hb_manifest_unique(c3, 2, why, sizeof why), 0);
+    assert_non_null(strstr(why, "view key 'demo' is used twice"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_describes),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_unique),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
