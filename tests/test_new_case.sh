@@ -66,6 +66,19 @@ fi
 echo "ok   builds with -Werror"
 check "its unit test passes (ctest -R test_demo_case)" \
     bash -c "cd '$build' && ctest -R '^test_demo_case\$' --output-on-failure >'$work/ctest.log' 2>&1 && grep -q '1 tests passed\\|100% tests passed' '$work/ctest.log'"
+# ... and checks something: a strategy that skips a byte after each '\n' fails it
+mutant() {
+    local c=$copy/cases/demo_case/demo_case.c
+    cp "$c" "$work/demo_case.c.orig" && sed -i 's/p = q + 1;/p = q + 2;/' "$c" &&
+        ! cmp -s "$c" "$work/demo_case.c.orig" &&
+        cmake --build "$build" -j2 --target test_demo_case >>"$work/cmake.log" 2>&1 &&
+        ! (cd "$build" && ctest -R '^test_demo_case$' >"$work/mutant.log" 2>&1)
+    local rc=$?
+    cp "$work/demo_case.c.orig" "$c" && cmake --build "$build" -j2 --target test_demo_case \
+        >>"$work/cmake.log" 2>&1
+    return $rc
+}
+check "its unit test fails on a mutated strategy" mutant
 
 hb=$build/hotbench
 check "listed by --benchmark_list_tests" bash -c \
