@@ -190,6 +190,11 @@ with tempfile.TemporaryDirectory() as work:
     check(r.returncode == 0 and "None" not in r.stdout and "not speed-gated" in line,
           "a group without a yardstick: its rows are not speed-gated (exit %d: %s)"
           % (r.returncode, line.strip() or r.stderr.strip()[-200:]))
+    # a current run without any benchmark compares nothing: not a pass
+    write(os.path.join(work, "empty"), {"run.json": dict(run(3), benchmarks=[])})
+    rc, out = compare(work, "empty")
+    check(rc == 2 and "nothing to compare" in out,
+          "a current run with no benchmark: exit %d (want 2)" % rc)
     line = next((l for l in r.stdout.splitlines() if l.startswith("demo/loop/n:*")), "")
     check("not gated" in line and "too few" not in line,
           "a group without a yardstick: its complexity rows say it is not gated (%s)"
