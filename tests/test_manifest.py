@@ -178,6 +178,16 @@ def check_readers(m):
             check(rc == 0 and "Traceback" not in err,
                   "peers_report.py on %s: a sentence, no traceback (%d: %s)"
                   % (os.path.basename(peers), rc, err.strip()[-120:]))
+        # the report's sections standalone, beside a C run that is not one or whose manifest
+        # is malformed: the section without the C figures, no traceback
+        ref = os.path.join(SCRIPTS, "..", "results", "reference")
+        for run in (notrun, garbage, d, run_json(d, "bad.json", bad["no cases"])):
+            for args in (("e2e_report.py", "--out", d, os.path.join(ref, "e2e.json"), run),
+                         ("peers_report.py", os.path.join(ref, "peers.json"), run, d)):
+                rc, err = script(*args)
+                check(rc == 0 and "Traceback" not in err,
+                      "%s beside %s: no traceback (%d: %s)" % (
+                          args[0], os.path.basename(run), rc, err.strip()[-120:]))
         for args in (("summary.py", notrun), ("upgrade_run.py", notrun, "--manifest", good),
                      ("upgrade_run.py", run_json(d, "old.json", None), "--manifest", notrun),
                      ("upgrade_run.py", run_json(d, "old.json", None), "--manifest", good,

@@ -32,11 +32,18 @@ class CRun:
         self.rows = {}
         self.context = {}
         if path and os.path.exists(path):
-            with open(path) as f:
-                d = json.load(f)
-            self.context = d.get('context', {})
+            try:
+                with open(path) as f:
+                    d = json.load(f)
+            except (OSError, ValueError):
+                d = None  # not a run JSON: the peers alone
+            if not isinstance(d, dict) or not isinstance(d.get('benchmarks', []), list):
+                self.path = None  # the drivers read path too
+                return
+            self.context = d.get('context') or {}
             for b in d.get('benchmarks', []):
-                self.rows.setdefault(b['name'], []).append(b)
+                if isinstance(b, dict) and 'name' in b:
+                    self.rows.setdefault(b['name'], []).append(b)
 
     def median_s(self, name):
         """Seconds of `<name>/real_time_median` (or `<name>_median`), else None."""
@@ -177,7 +184,11 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
         md += ['*Quick profile: small sizes only, no cliff.*', '']
     for case, d in drv.items():
         if case in p and hasattr(d, 'section'):
-            md += d.section(p[case], c, outdir, link_prefix)
+            try:
+                md += d.section(p[case], c, outdir, link_prefix)
+            except ManifestError as e:
+                md += ['**%s: the C run cannot be used (%s)**: rerun `make bench`.' % (case, e),
+                       '']
     md += _skipped(p, manifest, drv)
     hf = p.get('hyperfine', [])
     if hf:
