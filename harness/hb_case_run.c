@@ -185,6 +185,11 @@ static int register_one(const hb_family *f, const hb_strategy_desc *s, const hb_
 int hb_case_register(const hb_case_desc *desc, const hb_family *families, size_t n, void *ctx,
                      const hb_options *opt, hb_case_set *set)
 {
+    if ((unsigned)opt->profile_id >= HB_PROFILES) {
+        fprintf(stderr, "hotbench: case %s: profile %d is not one of the %d\n", desc->name,
+                (int)opt->profile_id, HB_PROFILES);
+        return HB_EINVAL;
+    }
     hb_case_bench **tail = &set->head;
     while (*tail)
         tail = &(*tail)->next;

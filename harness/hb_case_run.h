@@ -125,7 +125,7 @@ typedef struct hb_case_set {
  * none is not registered), its argument names, unit and Big-O. ctx is handed to every function
  * (it must outlive the run). The benches are added to *set. Returns HB_OK; HB_EINVAL when a
  * family's group is not described, has too many arguments, or a strategy named in only is not
- * in the group (a message on stderr); HB_ENOMEM; or what bind returned. */
+ * in the group, or opt->profile_id is not a profile (a message on stderr); HB_ENOMEM; or what bind returned. */
 int hb_case_register(const hb_case_desc *desc, const hb_family *families, size_t n, void *ctx,
                      const hb_options *opt, hb_case_set *set);
 

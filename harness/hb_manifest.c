@@ -5,7 +5,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A JSON string (RFC 8259 section 7), or null for NULL. */
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong form, no surrogate,
+ * at most U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned char lo = 0x80, hi = 0xbf;
+    size_t n;
+    if (*p >= 0xc2 && *p <= 0xdf)
+        n = 2;
+    else if (*p >= 0xe0 && *p <= 0xef)
+        n = 3, lo = *p == 0xe0 ? 0xa0 : 0x80, hi = *p == 0xed ? 0x9f : 0xbf;
+    else if (*p >= 0xf0 && *p <= 0xf4)
+        n = 4, lo = *p == 0xf0 ? 0x90 : 0x80, hi = *p == 0xf4 ? 0x8f : 0xbf;
+    else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+/* A JSON string (RFC 8259 section 7), or null for NULL. A byte that does not begin well-formed
+ * UTF-8 is written U+FFFD: JSON text is UTF-8, and one stray byte made the whole run JSON
+ * unreadable. */
 static void put_str(FILE *f, const char *s)
 {
     if (!s) {
@@ -14,20 +38,32 @@ static void put_str(FILE *f, const char *s)
     }
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
+        if (*p == '"' || *p == '\\') {
             fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
+        } else if (*p < 0x20) {
             fprintf(f, "\\u%04x", *p);
-        else
+        } else if (*p < 0x80) {
             fputc(*p, f);
+        } else {
+            size_t n = utf8_len(p);
+            if (n) {
+                fwrite(p, 1, n, f);
+                p += n - 1;
+            } else {
+                fputs("\\ufffd", f);
+            }
+        }
     }
     fputc('"', f);
 }
 
-/* A number: integral values without an exponent (1.7e9 -> 1700000000), others round-trip. */
+/* A number: integral values without an exponent (1.7e9 -> 1700000000), others round-trip; null
+ * for an infinity or a NaN, which JSON has no number for (a reader then names the field). */
 static void put_num(FILE *f, double v)
 {
-    if (v == floor(v) && fabs(v) < 1e15)
+    if (!isfinite(v))
+        fputs("null", f);
+    else if (v == floor(v) && fabs(v) < 1e15)
         fprintf(f, "%.0f", v);
     else
         fprintf(f, "%.17g", v);
@@ -234,4 +270,49 @@ int hb_manifest_describes(const hb_case *cases, size_t n, const char *family, ch
     snprintf(why, cap, "group '%.*s' is registered but no case describes it: add it to the "
              "groups of its case's case.c", (int)glen, family);
     return 0;
+}
+
+int hb_manifest_unique(const hb_case *cases, size_t n, char *why, size_t cap)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (const hb_group_desc *g = cases[i].desc->groups; g && g->name; g++) {
+            for (const hb_strategy_desc *s = g->strategies; s && s->name; s++)
+                for (const hb_strategy_desc *t = g->strategies; t != s; t++)
+                    if (strcmp(s->name, t->name) == 0) {
+                        snprintf(why, cap, "group '%s' of cases/%s/case.c lists strategy '%s' "
+                                 "twice", g->name, cases[i].name, s->name);
+                        return 0;
+                    }
+            /* the groups of this case before g, and of the cases before it */
+            for (size_t j = 0; j <= i; j++) {
+                for (const hb_group_desc *h = cases[j].desc->groups; h && h->name; h++) {
+                    if (j == i && h == g)
+                        break;
+                    if (strcmp(h->name, g->name) == 0) {
+                        snprintf(why, cap, "group '%s' is described twice (cases/%s/case.c and "
+                                 "cases/%s/case.c)", g->name, cases[j].name, cases[i].name);
+                        return 0;
+                    }
+                }
+            }
+        }
+    }
+    /* the views in the manifest's order, each against those before it (by position: a case may
+     * share one view table between groups) */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (const hb_group_desc *g = cases[i].desc->groups; g && g->name; g++)
+            for (const hb_view_desc *v = g->views; v && v->key; v++, k++) {
+                size_t m = 0;
+                for (size_t j = 0; j < n && m < k; j++)
+                    for (const hb_group_desc *h = cases[j].desc->groups; h && h->name && m < k; h++)
+                        for (const hb_view_desc *w = h->views; w && w->key && m < k; w++, m++)
+                            if (strcmp(w->key, v->key) == 0) {
+                                snprintf(why, cap, "view key '%s' is used twice (cases/%s/case.c "
+                                         "and cases/%s/case.c)", v->key, cases[j].name,
+                                         cases[i].name);
+                                return 0;
+                            }
+            }
+    return 1;
 }

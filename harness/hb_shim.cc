@@ -591,6 +591,10 @@ int register_cases(const hb_options &opt, const hb_case *cases, size_t ncases)
         }
     }
     char why[256];
+    if (!hb_manifest_unique(cases, ncases, why, sizeof why)) {
+        std::fprintf(stderr, "hotbench: %s\n", why);
+        return 1;
+    }
     for (const auto &kv : family_names()) {
         if (!hb_manifest_describes(cases, ncases, kv.second.c_str(), why, sizeof why)) {
             std::fprintf(stderr, "hotbench: %s: %s\n", kv.second.c_str(), why);
@@ -626,10 +630,11 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     if (parse_flags(argc, argv, &opt, &flags, &rest))
         return 2;
     bool help = flags.help;
-    if (flags.calibrate && !help)
-        return calibrate();
-    if (flags.manifest && !help)
-        return print_manifest(cases, ncases);
+    if (flags.calibrate && flags.manifest && !help) {
+        std::fprintf(stderr, "hotbench: --hb_calibrate and --hb_manifest each print one JSON "
+                             "object and exit: give one of them\n");
+        return 2;
+    }
     if (opt.repetitions < 0)
         opt.repetitions = opt.profile_id == HB_PROFILE_SMOKE ? 1 : 3;
     if (help) {
@@ -664,6 +669,11 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     benchmark::Initialize(&rargc, rest.data());
     if (benchmark::ReportUnrecognizedArguments(rargc, rest.data()))
         return 2;
+    // After google-benchmark's parse, so that an unknown argument is a usage error here too.
+    if (flags.calibrate)
+        return calibrate();
+    if (flags.manifest)
+        return print_manifest(cases, ncases);
     selection().list_only = flags.list_only;
     selection().filter = benchmark::GetBenchmarkFilter();
 

@@ -24,6 +24,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hotbench.manifest import Manifest, ManifestError  # noqa: E402
+
 # The prose of the skips before the fields existed (the only place that reads it).
 LEGACY_BUDGET = re.compile(r"^skipped: predicted ([0-9.eE+-]+) s > budget ([0-9.eE+-]+) s")
 LEGACY_PLAN = re.compile(r"\(([0-9.eE+-]+) bytes appended, ([0-9.eE+-]+) bytes copied in "
@@ -108,7 +111,17 @@ def main(argv=None):
     except (OSError, ValueError, subprocess.CalledProcessError) as e:
         print("upgrade_run: %s (build hotbench first: make)" % e, file=sys.stderr)
         return 2
-    if "hb_manifest" in doc.get("context", {}):
+    if not isinstance(doc, dict) or not isinstance(doc.get("context", {}), dict) \
+            or not isinstance(doc.get("benchmarks", []), list) \
+            or not all(isinstance(b, dict) and "name" in b for b in doc.get("benchmarks", [])):
+        print("upgrade_run: %s is not a google-benchmark run JSON" % a.run, file=sys.stderr)
+        return 2
+    try:
+        Manifest(manifest, a.manifest or a.hotbench + " --hb_manifest")
+    except ManifestError as e:
+        print("upgrade_run: %s" % e, file=sys.stderr)
+        return 2
+    if doc.get("context", {}).get("hb_manifest"):
         print("upgrade_run: %s already carries a manifest: unchanged" % a.run, file=sys.stderr)
     else:
         missing = undescribed(doc, manifest)
@@ -124,9 +137,15 @@ def main(argv=None):
         sys.stdout.write(text)
         return 0
     tmp = out + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, out)
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except OSError as e:
+        print("upgrade_run: cannot write %s: %s" % (out, e), file=sys.stderr)
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        return 2
     return 0
 
 

@@ -101,7 +101,8 @@ static void test_takes(void **state)
     assert_string_equal(got, "t/fast ");
 }
 
-/* A family of an undescribed group, or naming an undescribed strategy, stops the registration. */
+/* A family of an undescribed group, or naming an undescribed strategy, or a profile that is not
+ * one stops the registration. */
 static void test_register_refuses(void **state)
 {
     (void)state;
@@ -113,6 +114,12 @@ static void test_register_refuses(void **state)
     assert_int_equal(hb_case_register(&desc, &f, 1, NULL, &opt, &set), HB_EINVAL);
     f = family("t", NULL);
     f.memo_size = HB_MEMO_MAX + 1;
+    assert_int_equal(hb_case_register(&desc, &f, 1, NULL, &opt, &set), HB_EINVAL);
+    /* a profile out of the enum indexes no table of tuples (it read past tuples[]) */
+    f = family("t", NULL);
+    opt.profile_id = HB_PROFILES;
+    assert_int_equal(hb_case_register(&desc, &f, 1, NULL, &opt, &set), HB_EINVAL);
+    opt.profile_id = (enum hb_profile)-1;
     assert_int_equal(hb_case_register(&desc, &f, 1, NULL, &opt, &set), HB_EINVAL);
     assert_null(set.head);
 }

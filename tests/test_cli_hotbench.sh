@@ -106,6 +106,21 @@ for k in ("first_touch_gbps", "warm_copy_gbps", "seconds"):
 PY
 check "--hb_calibrate is silent on stderr" test ! -s "$work/cal.err"
 
+# --hb_manifest and --hb_calibrate each print one JSON object: together they are a usage error
+# (the calibration used to win silently), and so is an argument google-benchmark does not know.
+"$bin" --hb_manifest --hb_calibrate >"$work/both" 2>"$work/both.err"
+check "--hb_manifest --hb_calibrate exits 2, prints nothing" \
+    bash -c "test $? -eq 2 && test ! -s '$work/both' && grep -q 'give one of them' '$work/both.err'"
+for a in --benchmark_nosuch=1 stray; do
+    for m in --hb_manifest --hb_calibrate; do
+        "$bin" $m "$a" >"$work/unk" 2>"$work/unk.err"
+        check "$m $a exits 2, prints nothing" bash -c "test $? -eq 2 && test ! -s '$work/unk'"
+    done
+done
+"$bin" --hb_manifest --benchmark_list_tests --benchmark_filter=x >"$work/man" 2>&1
+check "--hb_manifest with google-benchmark's flags prints the manifest" \
+    bash -c "test $? -eq 0 && grep -q '^{\"schema\":\"hotbench-manifest/1\"' '$work/man'"
+
 # The 32-bit cliff's announcement (full profile; its sizes refused by a tiny --hb_max_memory, so
 # nothing big runs) is made when the benchmarks run and only then, however google-benchmark is
 # told whether to list: --benchmark_list_tests=V as it reads V, the last one winning.

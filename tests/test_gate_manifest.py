@@ -171,4 +171,32 @@ with tempfile.TemporaryDirectory() as work:
                   "the new group's rows are in the table, not in the baseline")
         if rc != status or "Traceback" in out or os.environ.get("HB_TEST_VERBOSE"):
             print(out)
+
+    # A group whose yardstick is null is not speed-gated: its rows say so (not "no reference
+    # row None").
+    def no_yardstick(doc):
+        m = json.loads(doc["context"]["hb_manifest"])
+        m["cases"][0]["groups"][0]["yardstick"] = None
+        doc["context"]["hb_manifest"] = json.dumps(m)
+        return doc
+    write(os.path.join(work, "nobase"), {"run-1.json": no_yardstick(run(1)),
+                                         "run-2.json": no_yardstick(run(2))})
+    write(os.path.join(work, "nocur"), {"run.json": no_yardstick(run(3))})
+    r = subprocess.run(["/usr/bin/python3", "-B", GATE, "compare", "--baseline",
+                        os.path.join(work, "nobase"), "--current", os.path.join(work, "nocur")],
+                       capture_output=True, text=True)
+    line = next((l for l in r.stdout.splitlines() if l.startswith(name("demo", "loop", 1000))),
+                "")
+    check(r.returncode == 0 and "None" not in r.stdout and "not speed-gated" in line,
+          "a group without a yardstick: its rows are not speed-gated (exit %d: %s)"
+          % (r.returncode, line.strip() or r.stderr.strip()[-200:]))
+    # a current run without any benchmark compares nothing: not a pass
+    write(os.path.join(work, "empty"), {"run.json": dict(run(3), benchmarks=[])})
+    rc, out = compare(work, "empty")
+    check(rc == 2 and "nothing to compare" in out,
+          "a current run with no benchmark: exit %d (want 2)" % rc)
+    line = next((l for l in r.stdout.splitlines() if l.startswith("demo/loop/n:*")), "")
+    check("not gated" in line and "too few" not in line,
+          "a group without a yardstick: its complexity rows say it is not gated (%s)"
+          % line.strip())
 done()

@@ -98,6 +98,126 @@ def check_context(hotbench, printed):
           "the console's header shows the context but not the manifest")
 
 
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts")
+
+
+def run_json(d, name, manifest, benchmarks=None):
+    """A tiny run JSON whose context.hb_manifest is manifest (a string, or any JSON value; None:
+    no manifest, a run from before hotbench-manifest/1)."""
+    path = os.path.join(d, name)
+    if benchmarks is None:
+        benchmarks = [{"name": "g/s/n:%d/real_time" % n, "run_name": "g/s/n:%d/real_time" % n,
+                       "run_type": "iteration", "repetition_index": 0, "iterations": 10,
+                       "real_time": n, "cpu_time": n, "time_unit": "ns"} for n in (10, 100)]
+    with open(path, "w") as f:
+        ctx = {} if manifest is None else {"hb_manifest": manifest}
+        json.dump({"context": ctx, "benchmarks": benchmarks}, f)
+    return path
+
+
+def script(*args):
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, args[0])] + list(args[1:]),
+                       capture_output=True, text=True)
+    return p.returncode, p.stderr
+
+
+def check_readers(m):
+    """Malformed manifests and files that are not runs are refused with a sentence (a
+    ManifestError in the library; an exit status and no traceback from the scripts)."""
+    sys.path.insert(0, SCRIPTS)
+    from hotbench.manifest import Manifest, ManifestError
+    bad = {}
+    for what, mutate in (
+            ("no cases", lambda x: x.pop("cases")),
+            ("cases null", lambda x: x.update(cases=None)),
+            ("a group without views", lambda x: x["cases"][0]["groups"][0].pop("views")),
+            ("a view without fixed", lambda x: x["cases"][0]["groups"][0]["views"][0].pop("fixed")),
+            ("a view whose fit_from is not a number",
+             lambda x: x["cases"][0]["groups"][0]["views"][0].update(fit_from="abc")),
+            ("a strategy not an object", lambda x: x["cases"][0]["groups"][0]["strategies"]
+             .append("s"))):
+        x = json.loads(json.dumps(m))
+        mutate(x)
+        bad[what] = json.dumps(x)
+    bad["an object, not a string"] = m
+    bad["a number"] = 5
+    for what, text in bad.items():
+        try:
+            Manifest.from_context({"hb_manifest": text})
+            ok = False
+        except ManifestError:
+            ok = True
+        except Exception as e:  # noqa: BLE001: the check is that nothing else escapes
+            ok = False
+            what += " (%s: %s)" % (type(e).__name__, e)
+        check(ok, "a manifest with %s: ManifestError" % what)
+    with tempfile.TemporaryDirectory() as d:
+        for what, text in bad.items():
+            path = run_json(d, "run.json", text)
+            rc, err = script("summary.py", path)
+            check(rc == 0 and "Traceback" not in err and "summary.py:" in err,
+                  "summary.py on a run whose manifest has %s: a sentence, no traceback (%d: %s)"
+                  % (what, rc, err.strip()[-120:]))
+            for n in (1, 2):
+                os.makedirs(os.path.join(d, "m%d" % n), exist_ok=True)
+                os.replace(run_json(d, "x.json", text), os.path.join(d, "m%d" % n, "run-1.json"))
+            rc, err = script("gate.py", "compare", "--baseline", os.path.join(d, "m1"),
+                             "--current", os.path.join(d, "m2"))
+            check(rc == 2 and "Traceback" not in err,
+                  "gate.py compare, manifest with %s: exit 2, no traceback (%d: %s)"
+                  % (what, rc, err.strip()[-120:]))
+        notrun = os.path.join(d, "list.json")
+        with open(notrun, "w") as f:
+            f.write("[1, 2]")
+        good = os.path.join(d, "manifest.json")
+        with open(good, "w") as f:
+            json.dump(m, f)
+        garbage = os.path.join(d, "garbage.json")
+        with open(garbage, "w") as f:
+            f.write("not json")
+        for peers in (notrun, garbage, d):
+            rc, err = script("peers_report.py", peers, run_json(d, "r.json", json.dumps(m), []), d)
+            check(rc == 0 and "Traceback" not in err,
+                  "peers_report.py on %s: a sentence, no traceback (%d: %s)"
+                  % (os.path.basename(peers), rc, err.strip()[-120:]))
+        # the report's sections standalone, beside a C run that is not one or whose manifest
+        # is malformed: the section without the C figures, no traceback
+        ref = os.path.join(SCRIPTS, "..", "results", "reference")
+        for run in (notrun, garbage, d, run_json(d, "bad.json", bad["no cases"])):
+            for args in (("e2e_report.py", "--out", d, os.path.join(ref, "e2e.json"), run),
+                         ("peers_report.py", os.path.join(ref, "peers.json"), run, d)):
+                rc, err = script(*args)
+                check(rc == 0 and "Traceback" not in err,
+                      "%s beside %s: no traceback (%d: %s)" % (
+                          args[0], os.path.basename(run), rc, err.strip()[-120:]))
+        for args in (("summary.py", notrun), ("upgrade_run.py", notrun, "--manifest", good),
+                     ("upgrade_run.py", run_json(d, "old.json", None), "--manifest", notrun),
+                     ("upgrade_run.py", run_json(d, "old.json", None), "--manifest", good,
+                      "-o", os.path.join(d, "no", "such", "dir.json"))):
+            rc, err = script(*args)
+            check(rc in (1, 2) and "Traceback" not in err,
+                  "%s: refused, no traceback (%d: %s)" % (" ".join(args[:1] + args[2:3]), rc,
+                                                         err.strip()[-120:]))
+        # an empty or null context.hb_manifest is no manifest (Manifest.from_context's reading):
+        # upgrade_run adds one instead of leaving the run "unchanged"
+        for empty in ("", None):
+            path = run_json(d, "empty.json", "", benchmarks=[])
+            with open(path) as f:
+                doc = json.load(f)
+            doc["context"]["hb_manifest"] = empty
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            out = os.path.join(d, "upgraded.json")
+            rc, err = script("upgrade_run.py", path, "--manifest", good, "-o", out)
+            try:
+                Manifest.from_context(json.load(open(out))["context"])
+                ok = rc == 0
+            except (OSError, ValueError, ManifestError) as e:
+                ok, err = False, "%s %s" % (err, e)
+            check(ok, "upgrade_run.py on a run whose hb_manifest is %r adds the manifest (%d: %s)"
+                  % (empty, rc, err.strip()[-120:]))
+
+
 def main():
     hotbench = sys.argv[1]
     text = subprocess.run([hotbench, "--hb_manifest"], check=True, capture_output=True,
@@ -107,6 +227,7 @@ def main():
     check_shape(m)
     check_against_registry(m, names(hotbench))
     check_context(hotbench, m)
+    check_readers(m)
     done()
 
 

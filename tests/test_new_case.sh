@@ -40,6 +40,11 @@ check "a bad name is refused" refused Bad-Name "is not a case name"
 check "a name starting with a digit is refused" refused 9lives "is not a case name"
 check "an empty name is refused" refused "" "NAME is empty"
 check "an existing case is refused" refused bufgrow "cases/bufgrow already exists"
+# names whose files would shadow the tree's: harness/hb_case.h (and hb_case_register), the unit
+# test target test_dechunk (cmake refuses a second one), data-gen/hb_prng.h
+check "NAME=case is refused (harness/hb_case.h)" refused case "would shadow harness/hb_case.h"
+check "NAME=dechunk is refused (test_dechunk)" refused dechunk "would shadow"
+check "NAME=prng is refused (data-gen/hb_prng.h)" refused prng "would shadow data-gen/hb_prng.h"
 
 check "make new-case NAME=demo_case exits 0" make -C "$copy" --no-print-directory new-case NAME=demo_case
 changes >"$work/changes"
@@ -61,6 +66,19 @@ fi
 echo "ok   builds with -Werror"
 check "its unit test passes (ctest -R test_demo_case)" \
     bash -c "cd '$build' && ctest -R '^test_demo_case\$' --output-on-failure >'$work/ctest.log' 2>&1 && grep -q '1 tests passed\\|100% tests passed' '$work/ctest.log'"
+# ... and checks something: a strategy that skips a byte after each '\n' fails it
+mutant() {
+    local c=$copy/cases/demo_case/demo_case.c
+    cp "$c" "$work/demo_case.c.orig" && sed -i 's/p = q + 1;/p = q + 2;/' "$c" &&
+        ! cmp -s "$c" "$work/demo_case.c.orig" &&
+        cmake --build "$build" -j2 --target test_demo_case >>"$work/cmake.log" 2>&1 &&
+        ! (cd "$build" && ctest -R '^test_demo_case$' >"$work/mutant.log" 2>&1)
+    local rc=$?
+    cp "$work/demo_case.c.orig" "$c" && cmake --build "$build" -j2 --target test_demo_case \
+        >>"$work/cmake.log" 2>&1
+    return $rc
+}
+check "its unit test fails on a mutated strategy" mutant
 
 hb=$build/hotbench
 check "listed by --benchmark_list_tests" bash -c \

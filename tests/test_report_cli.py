@@ -27,4 +27,20 @@ for args, name in ((["--chart-formats", "jpg"], "--chart-formats"), (["--dpi", "
         check(r.returncode == 2 and name in r.stderr and "Traceback" not in r.stderr
               and not os.listdir(cwd), "report.py %s: exit %d, %s" % (
                   " ".join(args), r.returncode, r.stderr.strip()[-120:]))
+# a --run that is a folder: a sentence, never a traceback
+with tempfile.TemporaryDirectory() as cwd:
+    r = subprocess.run(["/usr/bin/python3", "-B", os.path.join(SCRIPTS, "report.py"), "--run", cwd,
+                        "--out", os.path.join(cwd, "out"), "--chart-formats", "none"],
+                       cwd=cwd, capture_output=True, text=True)
+    check(r.returncode == 1 and "not a readable" in r.stderr and "Traceback" not in r.stderr,
+          "report.py --run FOLDER: exit %d, %s" % (r.returncode, r.stderr.strip()[-120:]))
+# an --out that cannot be a folder (under a file): a sentence, never a traceback
+with tempfile.TemporaryDirectory() as cwd:
+    run = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "run-quick.json")
+    open(os.path.join(cwd, "file"), "w").close()
+    r = subprocess.run(["/usr/bin/python3", "-B", os.path.join(SCRIPTS, "report.py"), "--run", run,
+                        "--out", os.path.join(cwd, "file", "out"), "--chart-formats", "none"],
+                       cwd=cwd, capture_output=True, text=True)
+    check(r.returncode != 0 and "--out" in r.stderr and "Traceback" not in r.stderr,
+          "report.py --out under a file: exit %d, %s" % (r.returncode, r.stderr.strip()[-120:]))
 done()

@@ -77,11 +77,13 @@ def _manifest(*contexts):
 # ---- reading -----------------------------------------------------------------------------------
 
 def _load(path):
+    """The JSON object at path, or None (unreadable, not JSON, or not an object)."""
     try:
         with open(path) as f:
-            return json.load(f)
+            doc = json.load(f)
     except (OSError, ValueError):
         return None
+    return doc if isinstance(doc, dict) else None
 
 
 def inprocess_medians(run, field="real_time"):

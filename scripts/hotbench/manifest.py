@@ -10,6 +10,7 @@ charts, the gate's selection, the whole-process runs and the peers.
 """
 
 import json
+import math
 import subprocess
 
 SCHEMA_MAJOR = "hotbench-manifest/1"
@@ -19,11 +20,62 @@ class ManifestError(Exception):
     """No manifest, or one this reader cannot use (the message says what to do)."""
 
 
+# The keys the readers index, with their types (docs/manifest.md); the others are optional.
+REQUIRED = {
+    "case": {"name": str, "title": str, "incident": str, "groups": list, "e2e": list,
+             "peers": list},
+    "group": {"name": str, "title": str, "about": str, "strategies": list, "views": list,
+              "gate": dict},
+    "strategy": {"name": str, "role": str, "complexity": int, "model": str},
+    "view": {"key": str, "title": str, "x": str, "x_label": str, "unit": str, "fixed": dict,
+             "production": (int, float), "production_label": str, "items_per_x": (int, float),
+             "per_label": str, "per_scale": (int, float), "fit_from": str, "charts": list},
+}
+
+
+def _check(obj, kind, where):
+    """ManifestError unless obj is an object with the REQUIRED keys of kind."""
+    if not isinstance(obj, dict):
+        raise ManifestError("%s: a %s is not an object" % (where, kind))
+    bad = [k for k, t in REQUIRED[kind].items()
+           if not isinstance(obj.get(k), t) or isinstance(obj.get(k), bool)]
+    if bad:
+        raise ManifestError("%s: %s %r: missing or mistyped %s (docs/manifest.md)" % (
+            where, kind, obj.get("name", obj.get("key")), ", ".join(bad)))
+
+
+def validate(doc, origin):
+    """ManifestError unless doc has the shape the readers rely on."""
+    cases = doc.get("cases")
+    if not isinstance(cases, list):
+        raise ManifestError("%s: the manifest has no list of cases" % origin)
+    for c in cases:
+        _check(c, "case", origin)
+        for g in c["groups"]:
+            _check(g, "group", origin)
+            for s in g["strategies"]:
+                _check(s, "strategy", origin)
+            for v in g["views"]:
+                _check(v, "view", origin)
+                if v["fit_from"] not in ("", "2x-llc") and not _is_number(v["fit_from"]):
+                    raise ManifestError("%s: view %r: fit_from %r is not \"\", \"2x-llc\" or a "
+                                        "number (docs/manifest.md)" % (origin, v["key"],
+                                                                       v["fit_from"]))
+
+
+def _is_number(text):
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
 class Manifest:
     def __init__(self, doc, origin):
         if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_MAJOR:
             raise ManifestError("%s: not a %s manifest (schema %r)" % (
                 origin, SCHEMA_MAJOR, doc.get("schema") if isinstance(doc, dict) else None))
+        validate(doc, origin)
         self.doc, self.origin = doc, origin
         self.cases = doc["cases"]
         self._groups = {}
@@ -34,11 +86,13 @@ class Manifest:
     @classmethod
     def from_context(cls, context, origin="the run"):
         """The manifest a run carries in context.hb_manifest (a JSON string)."""
-        text = (context or {}).get("hb_manifest")
+        text = context.get("hb_manifest") if isinstance(context, dict) else None
         if not text:
             raise ManifestError(
                 "%s carries no manifest (context.hb_manifest): it predates hotbench-manifest/1; "
                 "upgrade it with scripts/upgrade_run.py, or rerun it" % origin)
+        if not isinstance(text, str):
+            raise ManifestError("%s: context.hb_manifest is not a string of JSON" % origin)
         try:
             return cls(json.loads(text), origin)
         except ValueError as e:
@@ -52,12 +106,18 @@ class Manifest:
                                  check=True).stdout
         except (OSError, subprocess.CalledProcessError) as e:
             raise ManifestError("%s --hb_manifest failed: %s (build it: make)" % (hotbench, e))
-        return cls(json.loads(out), hotbench)
+        try:
+            return cls(json.loads(out), hotbench)
+        except ValueError as e:
+            raise ManifestError("%s --hb_manifest printed no JSON: %s" % (hotbench, e))
 
     @classmethod
     def load(cls, path):
-        with open(path) as f:
-            return cls(json.load(f), path)
+        try:
+            with open(path) as f:
+                return cls(json.load(f), path)
+        except (OSError, ValueError) as e:
+            raise ManifestError("%s: cannot read a manifest: %s" % (path, e))
 
     # --- groups and strategies ------------------------------------------------------------
 

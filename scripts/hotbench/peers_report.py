@@ -32,11 +32,18 @@ class CRun:
         self.rows = {}
         self.context = {}
         if path and os.path.exists(path):
-            with open(path) as f:
-                d = json.load(f)
-            self.context = d.get('context', {})
+            try:
+                with open(path) as f:
+                    d = json.load(f)
+            except (OSError, ValueError):
+                d = None  # not a run JSON: the peers alone
+            if not isinstance(d, dict) or not isinstance(d.get('benchmarks', []), list):
+                self.path = None  # the drivers read path too
+                return
+            self.context = d.get('context') or {}
             for b in d.get('benchmarks', []):
-                self.rows.setdefault(b['name'], []).append(b)
+                if isinstance(b, dict) and 'name' in b:
+                    self.rows.setdefault(b['name'], []).append(b)
 
     def median_s(self, name):
         """Seconds of `<name>/real_time_median` (or `<name>_median`), else None."""
@@ -151,11 +158,15 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
     c = CRun(run_json_path_or_None)
     if not peers_json_path or not os.path.exists(peers_json_path):
         return how_to(_manifest({}, c)) + '\n'
-    with open(peers_json_path) as f:
-        p = json.load(f)
-    if p.get('schema') != 'hotbench-peers/1':
+    try:
+        with open(peers_json_path) as f:
+            p = json.load(f)
+    except (OSError, ValueError) as e:
+        return '`%s` cannot be read as JSON (%s): rerun `make bench-peers`.\n' % (
+            peers_json_path, e)
+    if not isinstance(p, dict) or p.get('schema') != 'hotbench-peers/1':
         return ('`%s` is not a peers result (schema %r): rerun `make bench-peers`.\n'
-                % (peers_json_path, p.get('schema')))
+                % (peers_json_path, p.get('schema') if isinstance(p, dict) else None))
     if link_prefix is None:
         link_prefix = os.path.basename(os.path.normpath(outdir)) + '/'
     manifest = _manifest(p, c)
@@ -173,7 +184,11 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
         md += ['*Quick profile: small sizes only, no cliff.*', '']
     for case, d in drv.items():
         if case in p and hasattr(d, 'section'):
-            md += d.section(p[case], c, outdir, link_prefix)
+            try:
+                md += d.section(p[case], c, outdir, link_prefix)
+            except ManifestError as e:
+                md += ['**%s: the C run cannot be used (%s)**: rerun `make bench`.' % (case, e),
+                       '']
     md += _skipped(p, manifest, drv)
     hf = p.get('hyperfine', [])
     if hf:

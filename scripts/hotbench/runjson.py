@@ -62,13 +62,18 @@ class Run:
     def __init__(self, path, manifest=None):
         with open(path) as f:
             doc = json.load(f)
+        if not isinstance(doc, dict) or not isinstance(doc.get("context", {}), (dict, type(None))) \
+                or not isinstance(doc.get("benchmarks", []), list):
+            raise ValueError("not a google-benchmark JSON object (context and benchmarks)")
         self.path = path
-        self.context = doc.get("context", {})
+        self.context = doc.get("context") or {}
         self._manifest = manifest
         self.rows, self.skipped, self.failed, self.complexity = [], [], [], {}
         self.aggregates = []
         seen = set()
         for b in doc.get("benchmarks", []):
+            if not isinstance(b, dict):
+                raise ValueError("a benchmark that is not an object: %r" % (b,))
             self._add(b, seen)
 
     def _add(self, b, seen):

@@ -114,6 +114,11 @@ def series_results(ctx, family, strategy, view):
     """The class check's row ("<group>/<strategy>/<x>:*") and the budget check's row of one
     strategy along one view."""
     label = "%s/%s/%s" % (family, strategy, view["x"])
+    if not (ctx["manifest"].group(family) or {}).get("yardstick"):
+        return [dict(check="complexity", name=label + ":*", family=family, strategy=strategy,
+                     base="-", now="-", change="-", verdict="inconclusive",
+                     why="no yardstick: %s is not gated (its manifest's yardstick is null)"
+                     % family)]
     f = fits(ctx, family, strategy, view)
     fc, fb = f[True]
     out = []

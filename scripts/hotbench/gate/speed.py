@@ -151,6 +151,11 @@ def speed_result(ctx, name, row):
         res.update(verdict="reference", change="%+.1f%%" % (100 * (now_med / base_med - 1)),
                    why="the group's reference row (its ratio is 1; instructions check it)")
         return res
+    if ref is None:
+        res.update(verdict="inconclusive", change="-",
+                   why="no yardstick: %s is not speed-gated (its manifest's yardstick is null)"
+                   % row["family"])
+        return res
     lc = log_ratio(ctx["manifest"], ctx["cur"].runs[0], name)
     lb = [log_ratio(ctx["manifest"], r, name) for r in runs_b]
     if lc is None or any(v is None for v in lb):

@@ -13,6 +13,7 @@ failures and complexity (exponents, budgets) still decide.
 import sys
 
 from .complexity import check_complexity
+from .errors import die
 from .instructions import check_instructions
 from .speed import check_speed
 
@@ -138,6 +139,10 @@ def compare(base, cur, opt, out=sys.stdout):
     def p(s=""):
         print(s, file=out)
 
+    run_c = cur.runs[0]
+    if not (run_c["rows"] or run_c["skipped"] or run_c["failed"]):
+        die("%s holds no benchmark: nothing to compare (a gate that compares nothing does not "
+            "pass)" % run_c["path"])
     environment_warnings(base, cur, p)
     ir, ir_note = check_instructions(base, cur, opt)
     speed = check_speed(base, cur, opt, {r["name"] for r in ir if r["verdict"] == "pass"})

@@ -92,7 +92,7 @@ def load_run(path, status):
     except ManifestError as e:
         print("report.py: %s" % e, file=sys.stderr)
         sys.exit(2)
-    except (ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit("report.py: %s is not a readable google-benchmark JSON (%s: %s): rerun "
                  "`make bench`" % (path, type(e).__name__, e))
     if not run.rows and not run.skipped or not known & set(run.families()):
@@ -107,7 +107,10 @@ def main(argv=None):
     status, status_note = load_status(a.status)
     run = load_run(a.run, status)
     charts = os.path.join(a.out, "charts")
-    os.makedirs(charts, exist_ok=True)
+    try:
+        os.makedirs(charts, exist_ok=True)
+    except OSError as e:
+        sys.exit("report.py: cannot make the folder of --out %s: %s" % (a.out, e))
 
     def stem(name):
         return os.path.join(charts, name)
