@@ -127,5 +127,7 @@ bench-e2e: build
 
 # --- a new case (issue 12): cases/<name>/ from templates/case/ plus one line in cases/cases.def --
 .PHONY: new-case
+# NAME reaches the script through the environment: no shell quoting to break (NAME="a'b")
+new-case: export HB_NEW_CASE_NAME := $(NAME)
 new-case:
-	@templates/new-case.sh '$(NAME)'
+	@templates/new-case.sh "$$HB_NEW_CASE_NAME"

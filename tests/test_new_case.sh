@@ -38,6 +38,7 @@ refused() { # refused <name> <message part>: non-zero exit, the message, nothing
 }
 check "a bad name is refused" refused Bad-Name "is not a case name"
 check "a name starting with a digit is refused" refused 9lives "is not a case name"
+check "a name with a quote is refused, not a shell error" refused "a'b" "is not a case name"
 check "an empty name is refused" refused "" "NAME is empty"
 check "an existing case is refused" refused bufgrow "cases/bufgrow already exists"
 # names whose files would shadow the tree's: harness/hb_case.h (and hb_case_register), the unit
