@@ -96,7 +96,7 @@ static void run_bench(hb_state *st, void *arg)
     if (!r.verified) {
         memset(fresh, 0, sizeof fresh); /* memo_size <= HB_MEMO_MAX: family_check */
         r.memo = f->memo_size ? (void *)fresh : NULL;
-        if (f->verify && !f->verify(&r))
+        if (!f->verify(&r)) /* family_check: never NULL */
             return;
         checked_add(b, r.args, fresh);
     }
@@ -126,9 +126,10 @@ static int family_check(const hb_case_desc *desc, const hb_family *f, const hb_g
                 desc->name, f->group);
         return HB_EINVAL;
     }
-    if (nargs > HB_MAX_ARGS || f->memo_size > HB_MEMO_MAX || !f->time) {
+    if (nargs > HB_MAX_ARGS || f->memo_size > HB_MEMO_MAX || !f->time || !f->verify) {
         fprintf(stderr, "hotbench: group %s: %s\n", f->group,
                 !f->time              ? "no time function"
+                : !f->verify          ? "no verify function: nothing is timed unverified"
                 : nargs > HB_MAX_ARGS ? "more than HB_MAX_ARGS arguments"
                                       : "a memo over HB_MEMO_MAX bytes");
         return HB_EINVAL;

@@ -108,7 +108,8 @@ struct hb_family {
      * value stops the run, after the function called hb_state_fail or hb_state_skip(_with). */
     int (*prepare)(hb_run *r);
     /* Runs the strategy once outside the timed region and compares its answer with the
-     * reference. Returns 1 if it agrees; 0 after hb_state_fail. Only for unchecked tuples. */
+     * reference. Returns 1 if it agrees; 0 after hb_state_fail. Only for unchecked tuples.
+     * Required: hb_case_register refuses a family without it. */
     int (*verify)(hb_run *r);
     /* The timed loop (hb_state_keep_running) and the counters. */
     void (*time)(hb_run *r);

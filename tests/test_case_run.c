@@ -42,11 +42,17 @@ static int takes_b10(const hb_case_bench *b, const int64_t *args)
     return strcmp(b->strategy->name, "fast") == 0 || args[1] == 10;
 }
 
+static int verify_ok(hb_run *r)
+{
+    (void)r;
+    return 1;
+}
+
 static hb_family family(const char *group, const char *const *only)
 {
-    hb_family f = {group, only,      0,    names,       {{two, 2}, {one, 1}, {NULL, 0}},
-                   HB_US, HB_O_NONE, 0,    0,           NULL,
-                   NULL,  NULL,      NULL, time_nothing};
+    hb_family f = {group, only,      0,    names,     {{two, 2}, {one, 1}, {NULL, 0}},
+                   HB_US, HB_O_NONE, 0,    0,         NULL,
+                   NULL,  NULL,      verify_ok, time_nothing};
     return f;
 }
 
@@ -114,6 +120,10 @@ static void test_register_refuses(void **state)
     assert_int_equal(hb_case_register(&desc, &f, 1, NULL, &opt, &set), HB_EINVAL);
     f = family("t", NULL);
     f.memo_size = HB_MEMO_MAX + 1;
+    assert_int_equal(hb_case_register(&desc, &f, 1, NULL, &opt, &set), HB_EINVAL);
+    /* without verify a strategy would be timed unverified */
+    f = family("t", NULL);
+    f.verify = NULL;
     assert_int_equal(hb_case_register(&desc, &f, 1, NULL, &opt, &set), HB_EINVAL);
     /* a profile out of the enum indexes no table of tuples (it read past tuples[]) */
     f = family("t", NULL);
