@@ -529,7 +529,6 @@ void record_skip(const hb_state *st, const hb_skip *why)
     skip_records()[running_name(st)].push_back(why ? *why : none);
 }
 
-
 #ifdef HB_TEST_HOOKS
 // TEST-ONLY (hb_testhook.h, HB_INJECT=slowdown:<fraction>): the slowdown of the run under way on
 // this thread. hb_state_keep_running pays the timed work's debt at checkpoints every `every`

@@ -94,8 +94,7 @@ static hb_inject_env *inject_env(void)
             char why[128];
             regerror(rc, &e.select, why, sizeof why);
             snprintf(e.error, sizeof e.error,
-                     "HB_INJECT_SELECT: \"%.*s\" is not a POSIX extended regex: %s", 128, sel,
-                     why);
+                     "HB_INJECT_SELECT: \"%.*s\" is not a POSIX extended regex: %s", 128, sel, why);
         } else {
             e.has_select = 1;
         }

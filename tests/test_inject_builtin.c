@@ -142,8 +142,10 @@ static void test_bad(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_builtin),        cmocka_unit_test(test_env_wins),
-        cmocka_unit_test(test_empty_env_wins), cmocka_unit_test(test_select_default),
+        cmocka_unit_test(test_builtin),
+        cmocka_unit_test(test_env_wins),
+        cmocka_unit_test(test_empty_env_wins),
+        cmocka_unit_test(test_select_default),
         cmocka_unit_test(test_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
