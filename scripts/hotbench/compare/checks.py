@@ -4,6 +4,7 @@ verdicts.py decides). A row: name, family, params, checks (dicts kind, verdict, 
 
 import math
 import os
+import subprocess
 
 import numpy as np
 
@@ -129,21 +130,41 @@ def run_unbudgeted(row, screen, arms, settings, opts, trials_dir, rng, log):
     add(row, "time", tv["verdict"], tv["text"])
 
 
+def listed(binary, bfilter):
+    """The benchmark names hotbench lists for bfilter (--benchmark_list_tests: nothing runs)."""
+    p = subprocess.run([binary, "--hb_profile=full", "--benchmark_list_tests",
+                        "--benchmark_filter=" + bfilter], capture_output=True, text=True)
+    return set(p.stdout.split()) if p.returncode == 0 else set()
+
+
+def ir_selection(arms, manifest, opts):
+    """The callgrind selection: --ir-filter, else the manifest's gate.ir_select, narrowed to
+    the benchmarks --filter selects when one is given. None when it selects nothing."""
+    from ..gate.settings import selection_filter
+    from .engine import names_filter
+    if opts.ir_filter:
+        return opts.ir_filter
+    ir_filter = selection_filter(manifest, "ir_select")
+    if not ir_filter or not opts.filter:
+        return ir_filter
+    names = listed(arms[1].binary, ir_filter) & listed(arms[1].binary, opts.filter)
+    return names_filter(names) if names else None
+
+
 def instructions(rows, arms, settings, manifest, opts, out_dir, log):
     """Each arm once under callgrind over the ir selection; adds the instructions check (or a
     note that callgrind is unavailable)."""
-    from ..gate.settings import selection_filter
-    ir_filter = opts.ir_filter or selection_filter(manifest, "ir_select")
+    ir_filter = ir_selection(arms, manifest, opts)
     if not ir_filter:
         return
     counts = {}
+    logdir = os.path.join(out_dir, "trials")
+    os.makedirs(logdir, exist_ok=True)
     for arm in arms:
         s = dict(settings, ir_filter=ir_filter, env=dict(settings["env"], **arm.env))
-        logdir = os.path.join(out_dir, "trials")
-        os.makedirs(logdir, exist_ok=True)
+        log("compare: %s: instruction counts under callgrind" % arm.label)
         ir = measure_instructions(arm.binary, logdir, s, {}, "-" + arm.label,
-                                  lambda m: log(m.replace("gate: ", "compare: %s: " % arm.label)),
-                                  run_cmd)
+                                  lambda m: None, run_cmd)
         if "unavailable" in ir:
             log("compare: no instruction counts: " + ir["unavailable"])
             return
@@ -216,6 +237,8 @@ def finish(rows):
         tv = row.get("time") or {}
         row["ratio"], row["ci"], row["p"] = tv.get("ratio"), tv.get("ci"), tv.get("p")
         row["n_base"], row["n_head"] = tv.get("n_base"), tv.get("n_head")
+        if tv.get("base_s") or tv.get("head_s"):
+            row["base_s"], row["head_s"] = tv.get("base_s"), tv.get("head_s")
         row.pop("suspect", None)
         row.pop("budget_suspect", None)
         out.append(row)

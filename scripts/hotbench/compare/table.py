@@ -24,18 +24,19 @@ def lines(result):
     out = ["compare: base %s vs head %s, CPU time per iteration (median of the runs), change "
            "= head/base - 1 with its 95%% interval" % (rev_text(result.base),
                                                        rev_text(result.head)), ""]
-    out.append("%-70s %10s %10s %8s %18s  %-12s %s" % ("benchmark", "base", "head", "change",
-                                                         "95% CI", "verdict", "check"))
+    out.append("%-66s %9s %9s %7s %17s %7s  %-12s %s" % (
+        "benchmark", "base", "head", "change", "95% CI", "instr", "verdict", "check"))
     for r in result.rows:
         lead = {"regressed": "REGRESSED ", "failed": "FAILED "}.get(r["verdict"], "")
         if lead:
             out.append("%s%s [%s]" % (lead, r["name"], r["check"]))
             continue
         note = ("  (%s)" % r["note"]) if r.get("note") else ""
-        out.append("%-70s %10s %10s %8s %18s  %-12s %s%s" % (
+        ir = r.get("instructions")
+        out.append("%-66s %9s %9s %7s %17s %7s  %-12s %s%s" % (
             r["name"], fmt_s(r.get("base_s")), fmt_s(r.get("head_s")),
-            pct(r["ratio"]) if r.get("ratio") else "", ci_text(r.get("ci")), r["verdict"],
-            r["check"], note))
+            pct(r["ratio"]) if r.get("ratio") else "", ci_text(r.get("ci")),
+            pct(ir["ratio"]) if ir else "", r["verdict"], r["check"], note))
     out.append("")
     out.append("verdict: " + ", ".join("%d %s" % (result.summary.get(v, 0), v) for v in
                                        ("regressed", "failed", "accepted", "improved",

@@ -20,14 +20,19 @@ ranked above every finite one).
 
 import math
 
+import numpy as np
+
 from .rankstats import shift
 
 ORDER = ["failed", "regressed", "accepted", "improved", "inconclusive", "same", "not-measured"]
 
 
 def time_verdict(base, head, min_effect, conf=0.95):
-    """{verdict, ratio, ci, p, n_base, n_head} for two samples of positive seconds."""
-    out = dict(n_base=len(base), n_head=len(head))
+    """{verdict, ratio, ci, p, n_base, n_head, base_s, head_s (the medians)} for two samples of
+    positive seconds."""
+    out = dict(n_base=len(base), n_head=len(head),
+               base_s=float(np.median(base)) if len(base) else None,
+               head_s=float(np.median(head)) if len(head) else None)
     if len(base) < 2 or len(head) < 2:
         out.update(verdict="inconclusive", ratio=None, ci=None, p=None,
                    why="fewer than 2 runs on a side")
