@@ -117,4 +117,8 @@ def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log
                 raise RunFailed("%s's hotbench failed (exit %s); its output: %s" % (
                     arm.label, rc, path[:-len(".json")] + ".log"))
             samples.add(arm.label, run)
-            log("compare: %s %d/%d %s %.1f s" % (tag, k, total, arm.label, secs))
+            done = [p["seconds"] for p in samples.processes[n:]]
+            eta = sum(done) / len(done) * (total - k)
+            log("compare: %s %d/%d %s %.1f s (%s left)" % (tag, k, total, arm.label, secs,
+                                                          "%.0f s" % eta if eta < 120 else
+                                                          "%.1f min" % (eta / 60)))
