@@ -15,6 +15,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -532,20 +533,32 @@ void record_skip(const hb_state *st, const hb_skip *why)
 #ifdef HB_TEST_HOOKS
 // TEST-ONLY (hb_testhook.h, HB_INJECT=slowdown:<fraction>): the slowdown of the run under way on
 // this thread. hb_state_keep_running pays the timed work's debt at checkpoints every `every`
-// iterations, `every` doubling until a checkpoint interval is >= kSlowdownInterval of CPU time, so
-// a 20 ns iteration does not read the clock each time; the final KeepRunning call settles the rest.
+// iterations, `every` doubling until a checkpoint interval is >= kSlowdownInterval of CPU time;
+// the final KeepRunning call settles the rest. The timed work is measured with the monotonic
+// clock (28 ns through the vDSO): the thread's CPU clock is a system call here (1.6 us on the
+// project's VM, and its kernel entry slows the work after it), and reading it at every pause and
+// resume made 5% injected measure +15% to +47%. On a busy machine a preemption inside timed work
+// is priced too, so there the injected share of CPU time is somewhat above the fraction. The debt
+// is paid by a number of rounds of a calibrated loop (CPU work, whatever the scheduler does).
 struct Slowdown {
     double fraction = 0;   // the injected fraction; 0: this run is not slowed
     bool started = false;  // the timed loop is under way (the first KeepRunning returned true)
     bool paused = false;   // between hb_state_pause_timing and hb_state_resume_timing
     int64_t every = 1;     // iterations between checkpoints
     int64_t next = 0;      // the s.iterations() of the next checkpoint
-    double since = 0;      // thread CPU seconds at the last checkpoint or resume
-    double unpaid = 0;     // timed work (CPU s) done before a pause, not yet paid for
-    double credit = 0;     // CPU s burnt beyond the debt so far: deducted from the next debt
+    double since = 0;      // monotonic seconds at the last checkpoint or resume
+    double unpaid = 0;     // timed work (s) done before a pause, not yet paid for
 };
 thread_local Slowdown t_slowdown;
-const double kSlowdownInterval = 50e-6; // s of CPU time between checkpoints, at least
+const double kSlowdownInterval = 1e-3; // s of timed work between checkpoints, at least
+
+// The monotonic clock, in seconds.
+double mono_s()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 // The CPU time of the calling thread, in seconds.
 double thread_cpu_s()
@@ -555,37 +568,46 @@ double thread_cpu_s()
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Burns CPU in a loop the compiler cannot remove until the thread's CPU time reaches `until` s.
-// Returns the thread CPU time it last read (>= until), in seconds.
-double burn_until(double until)
+// Burns CPU: n rounds of a xorshift loop the compiler cannot remove, no clock read.
+void burn_rounds(uint64_t n)
 {
     uint64_t x = 88172645463325252u;
-    double now;
-    while ((now = thread_cpu_s()) < until) {
-        for (int i = 0; i < 256; i++) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            benchmark::DoNotOptimize(x);
-        }
+    for (uint64_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        benchmark::DoNotOptimize(x);
     }
-    return now;
+}
+
+// CPU seconds per round of burn_rounds, measured once (the least of 5 timings of 2^18 rounds:
+// a preemption only ever adds time).
+double burn_round_s()
+{
+    static double per_round = 0;
+    if (per_round == 0) {
+        const uint64_t n = uint64_t{1} << 18;
+        double best = 1e9;
+        for (int k = 0; k < 5; k++) {
+            double t0 = thread_cpu_s();
+            burn_rounds(n);
+            best = std::min(best, thread_cpu_s() - t0);
+        }
+        per_round = std::max(best, 1e-9) / static_cast<double>(n);
+    }
+    return per_round;
 }
 
 // Pays d's debt: burns d.fraction x the timed work done since the last checkpoint (plus the
-// work before a pause), less what the last burn overshot. Returns that work, in CPU seconds; the
-// burn itself is not work. One clock read when nothing is owed, else the burn's reads.
+// work before a pause), as calibrated rounds. Returns that work, in CPU seconds; the burn itself
+// is not work (the clock is read again after it).
 double slowdown_pay(Slowdown &d)
 {
-    double now = thread_cpu_s();
+    double now = mono_s();
     double work = d.unpaid + (now - d.since);
-    double debt = d.fraction * work - d.credit;
     d.unpaid = 0;
-    d.since = now;
-    d.credit = 0;
-    if (debt > 0)
-        d.since = burn_until(now + debt);
-    d.credit = d.since - (now + debt); // burnt past the debt, or the debt was below zero
+    burn_rounds(static_cast<uint64_t>(d.fraction * work / burn_round_s()));
+    d.since = mono_s();
     return work;
 }
 #endif
@@ -940,7 +962,8 @@ int hb_state_keep_running(hb_state *st)
     if (d.fraction > 0 && more && !d.started) {
         d.started = true;
         d.next = s.iterations() + d.every;
-        d.since = thread_cpu_s();
+        burn_round_s(); // calibrated before the clock starts
+        d.since = mono_s();
     }
 #endif
 #ifdef HB_CALLGRIND
@@ -972,7 +995,7 @@ void hb_state_pause_timing(hb_state *st)
     // TEST-ONLY: the slowdown prices timed work only (hb_state_keep_running).
     Slowdown &d = t_slowdown;
     if (d.fraction > 0 && d.started && !d.paused) {
-        d.unpaid += thread_cpu_s() - d.since;
+        d.unpaid += mono_s() - d.since;
         d.paused = true;
     }
 #endif
@@ -986,7 +1009,7 @@ void hb_state_resume_timing(hb_state *st)
     Slowdown &d = t_slowdown;
     if (d.fraction > 0 && d.paused) {
         d.paused = false;
-        d.since = thread_cpu_s();
+        d.since = mono_s();
     }
 #endif
 }

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """compare.py - compare two revisions of hotbench on this machine, interleaved (see
 scripts/hotbench/compare/cli.py and docs/compare.md; --help)."""
 import os
