@@ -214,10 +214,15 @@ def one_compare(ctx, level, index):
         setattr(opts, k, v)
     load_before = os.getloadavg()[0]
     t0 = time.monotonic()
-    with open(os.path.join(ctx["runs"], name + ".log"), "w") as logf:
-        res = run_compare(Arm("clean", ctx["binary"]),
-                          Arm("slowdown-%g" % level, ctx["binary"], env=head_env),
-                          opts, out, log=lambda *a, **k: print(*a, file=logf, flush=True))
+    log = os.path.join(ctx["runs"], name + ".log")
+    with open(log, "w") as logf:
+        try:
+            res = run_compare(Arm("clean", ctx["binary"]),
+                              Arm("slowdown-%g" % level, ctx["binary"], env=head_env),
+                              opts, out, log=lambda *a, **k: print(*a, file=logf, flush=True))
+        except (Exception, SystemExit) as e:
+            raise Fail("compare %s failed: %s: %s (its log: %s)" % (name, type(e).__name__, e,
+                                                                     log))
     rec = dict(key=ctx["key"], level=level, index=index, wall_s=time.monotonic() - t0,
                duration_s=getattr(res, "duration_s", None), exit_code=res.exit_code,
                summary=dict(res.summary), loadavg=[load_before, os.getloadavg()[0]])
