@@ -34,6 +34,8 @@ from hotbench.manifest import Manifest, ManifestError  # noqa: E402
 
 DEFAULT_LEVELS = "0,0.03,0.05,0.10,0.20"
 INJECT_VARS = ("HB_INJECT", "HB_INJECT_SELECT")
+# this script's option -> the engine's Options field (scripts/compare.py's --rounds too)
+ENGINE_OPTION = {"rounds": "blocks"}
 
 
 class Fail(Exception):
@@ -52,7 +54,8 @@ def parse_args(argv):
                    help="compares at level 0 and at each other level: N0,N (or N for both)")
     p.add_argument("--filter", help="the compare's selection (ERE; default the manifest's gate "
                    "selection)")
-    p.add_argument("--rounds", type=int, help="the compare's rounds (default the engine's)")
+    p.add_argument("--rounds", type=int, help="the compare's ABBA blocks of the screening "
+                   "(scripts/compare.py --rounds; default the engine's)")
     p.add_argument("--load", type=int, default=0, help="busy background processes (default 0)")
     p.add_argument("--label", help="output name (default idle, or loaded with --load)")
     p.add_argument("--out", default=os.path.join(REPO, "results", "gate-power"))
@@ -200,8 +203,9 @@ def recorded(path, key):
 
 
 def one_compare(ctx, level, index):
-    """Runs one compare of the clean arm with the arm slowed down by level (0: none) and returns
-    its record (also written to the runs directory). ctx: the measurement's settings (main)."""
+    """Runs one compare of the clean arm (base) with the arm slowed down by level (head; 0:
+    nothing injected) and returns its record (also written to the runs directory). ctx: the
+    measurement's settings (setup). Fail when the compare raises or exits."""
     from hotbench.compare.arms import Arm
     from hotbench.compare.engine import Options, run_compare
     name = "%g-%03d" % (level, index)
@@ -209,16 +213,14 @@ def one_compare(ctx, level, index):
     head_env = {}
     if level > 0:
         head_env = dict(HB_INJECT="slowdown:%g" % level, HB_INJECT_SELECT=ctx["select"])
-    opts = Options()
-    for k, v in ctx["opts"].items():
-        setattr(opts, k, v)
+    opts = Options(**{ENGINE_OPTION.get(k, k): v for k, v in ctx["opts"].items()})
     load_before = os.getloadavg()[0]
     t0 = time.monotonic()
     log = os.path.join(ctx["runs"], name + ".log")
     with open(log, "w") as logf:
         try:
-            res = run_compare(Arm("clean", ctx["binary"]),
-                              Arm("slowdown-%g" % level, ctx["binary"], env=head_env),
+            res = run_compare(Arm("base", ctx["binary"]),
+                              Arm("head", ctx["binary"], env=head_env),
                               opts, out, log=lambda *a, **k: print(*a, file=logf, flush=True))
         except (Exception, SystemExit) as e:
             raise Fail("compare %s failed: %s: %s (its log: %s)" % (name, type(e).__name__, e,

@@ -104,6 +104,12 @@ def test_goals():
     s = power.summarize(0.05, records(0.05, 10, 9, false=2))
     check((s["detections"], s["rate"], s["false_compares"], s["false_rows"]) == (9, 0.9, 2, 2),
           "summarize counts detections, rate and false alarms")
+    recs = records(0.05, 3, 3)
+    for r, ratio in zip(recs, (1.04, 1.06, None)):
+        r["injected_rows"] = [{"ratio": ratio}]
+    c = power.summarize(0.05, recs)["change_median"]
+    check(c is not None and abs(c - 0.05) < 1e-9, "the measured change is the median of the "
+          "injected rows' ratios, rows without one left out (%s)" % c)
 
 
 def test_render():
@@ -112,8 +118,8 @@ def test_render():
                options={"load": 0}, machine_before=power.machine(SRC), machine_after=None,
                lines=lines, goals=power.goals(lines, True), skipped=[("e", "no group")])
     md = power.render(doc)
-    check("| 5% | 2 | 1/2 | 0.50 |" in md, "the table has the 5% line with 1/2 detected")
-    check("| none | 2 | - | - |" in md, "level 0 is 'none', without detections")
+    check("| 5% | - | 2 | 1/2 | 0.50 |" in md, "the table has the 5% line with 1/2 detected")
+    check("| none | - | 2 | - | - |" in md, "level 0 is 'none', without detections")
     check("**fail** (1/2 compares: fewer than 10" in md, "the goal line says fail and why")
     check("Case e not measured: no group." in md, "a case without a target is named")
 

@@ -64,6 +64,12 @@ def _checks(check):
     return {w for w in re.split(r"[^a-z0-9_-]+", str(check or "").lower()) if w}
 
 
+def _family(row):
+    """The row's family; from its name ("<group>/<strategy>/...") when the row has none (a row
+    only the instruction count measured)."""
+    return row.get("family") or "/".join(str(row.get("name", "")).split("/")[:2])
+
+
 def classify(rows, injected, level):
     """One compare judged. rows: run_compare's res.rows (dicts with name, family, verdict, check,
     ratio, ci); injected: the family names slowed down; level: the slowdown fraction (0 = none).
@@ -71,7 +77,7 @@ def classify(rows, injected, level):
     of an injected family is "regressed" (never at level 0), by_time / by_instructions when such
     a row's check names the time / the instruction count; false_rows the other "regressed" rows'
     names with their check; injected_rows the injected families' rows as they were."""
-    hit = [r for r in rows if level > 0 and r.get("family") in injected]
+    hit = [r for r in rows if level > 0 and _family(r) in injected]
     caught = [r for r in hit if r.get("verdict") == "regressed"]
     words = [_checks(r.get("check")) for r in caught]
     false = [r for r in rows if r.get("verdict") == "regressed" and r not in caught]
@@ -85,11 +91,16 @@ def classify(rows, injected, level):
 
 def summarize(level, records):
     """The table's line for one level. records: the compares' records (each with detected,
-    by_time, by_instructions, false_rows, wall_s). Returns a dict of counts, rates and minutes."""
+    by_time, by_instructions, false_rows, wall_s, injected_rows). Returns a dict of counts,
+    rates, minutes and change_median: the median time change the compares measured on the
+    injected rows (what the injection really did), None without one."""
     n = len(records)
     minutes = [r["wall_s"] / 60 for r in records]
     det = sum(r["detected"] for r in records)
+    ratios = [x["ratio"] for r in records for x in r.get("injected_rows", [])
+              if isinstance(x.get("ratio"), (int, float))]
     return dict(level=level, compares=n, detections=det,
+                change_median=statistics.median(ratios) - 1 if ratios else None,
                 rate=det / n if n and level > 0 else None,
                 by_time=sum(r["by_time"] for r in records),
                 by_instructions=sum(r["by_instructions"] for r in records),
@@ -156,16 +167,18 @@ def _fmt(x, spec):
 
 def table(lines):
     """The Markdown table of summarize()'s lines, as a list of text lines."""
-    out = ["| slowdown | compares | detected | rate | by time | by instructions "
-           "| false-alarm compares | false rows | min/compare median | max |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| slowdown | measured change | compares | detected | rate | by time "
+           "| by instructions | false-alarm compares | false rows | min/compare median | max |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in lines:
         lvl = "none" if s["level"] == 0 else "%g%%" % (s["level"] * 100)
         det = "-" if s["level"] == 0 else "%d/%d" % (s["detections"], s["compares"])
-        out.append("| %s | %d | %s | %s | %d | %d | %d | %d | %s | %s |" % (
-            lvl, s["compares"], det, _fmt(s["rate"], "%.2f"), s["by_time"], s["by_instructions"],
-            s["false_compares"], s["false_rows"], _fmt(s["minutes_median"], "%.2f"),
-            _fmt(s["minutes_max"], "%.2f")))
+        change = s.get("change_median")
+        change = None if change is None else change * 100
+        out.append("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %s | %s |" % (
+            lvl, _fmt(change, "%+.1f%%"), s["compares"], det, _fmt(s["rate"], "%.2f"),
+            s["by_time"], s["by_instructions"], s["false_compares"], s["false_rows"],
+            _fmt(s["minutes_median"], "%.2f"), _fmt(s["minutes_max"], "%.2f")))
     return out
 
 
@@ -181,7 +194,9 @@ def render(doc):
     out += ["- %s: **%s** (%s)" % (g, verdict, detail) for g, verdict, detail in doc["goals"]]
     out += ["", "A compare detected the slowdown when a row of a slowed-down family was "
             "\"regressed\" (by time / by instructions: the check that said so); a false alarm is "
-            "any other \"regressed\" row (every one when nothing was slowed down).", "",
+            "any other \"regressed\" row (every one when nothing was slowed down). Measured "
+            "change: the median time change head/base - 1 of the slowed-down rows over the "
+            "compares (what the injection did, against its nominal fraction).", "",
             "Machine: %s, %s CPUs; load average %s before, %s after; background load: %d busy "
             "processes." % (mb.get("cpu"), mb.get("nproc"), mb.get("loadavg"), ma.get("loadavg"),
                             doc["options"].get("load", 0)),
