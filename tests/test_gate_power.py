@@ -101,6 +101,12 @@ def test_goals():
     for lines, default, want, why in table:
         got = [v for _, v, _ in power.goals(lines, default)]
         check(got == want, "goals: %s (got %s)" % (why, got))
+    recs = records(0.05, 10, 10)
+    for r in recs:
+        r["injected_rows"] = [{"ratio": 1.30}]
+    g = power.goals([power.summarize(0.05, recs)], True)[0]
+    check(g[1] == "pass" and "measured +30.0%, not 5%" in g[2],
+          "a 5%% injection measured as +30%% is said beside the pass (%s)" % g[2])
     s = power.summarize(0.05, records(0.05, 10, 9, false=2))
     check((s["detections"], s["rate"], s["false_compares"], s["false_rows"]) == (9, 0.9, 2, 2),
           "summarize counts detections, rate and false alarms")
