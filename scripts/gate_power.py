@@ -15,6 +15,7 @@ compare's summary); each compare's record stays in <out>/<label>-runs/ so that a
 Exit status: 0 every goal measured passed, 1 a goal failed, 2 usage or run error.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -183,8 +184,11 @@ class Load:
 
 
 def settings_key(binary, opts, select, load):
-    """What a recorded compare must share with this measurement to be reused."""
-    return dict(binary=os.path.realpath(binary), filter=opts.get("filter"),
+    """What a recorded compare must share with this measurement to be reused: the binary (its
+    path and content), the compare's options, the injection, the background load."""
+    with open(binary, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    return dict(binary=os.path.realpath(binary), sha256=digest, filter=opts.get("filter"),
                 rounds=opts.get("rounds"), inject_select=select, load=load)
 
 
@@ -196,9 +200,12 @@ def recorded(path, key):
             rec = json.load(f)
     except (OSError, ValueError):
         return None
-    if rec.get("key") != key:
-        raise Fail("%s was measured with other settings (%s, now %s): pass --fresh, or another "
-                   "--label" % (path, json.dumps(rec.get("key")), json.dumps(key)))
+    old = rec.get("key") or {}
+    if old != key:
+        diff = ", ".join("%s %s, now %s" % (k, json.dumps(old.get(k)), json.dumps(key.get(k)))
+                         for k in sorted(set(old) | set(key)) if old.get(k) != key.get(k))
+        raise Fail("%s was measured with other settings (%s): pass --fresh, or another --label"
+                   % (path, diff))
     return rec
 
 
