@@ -50,16 +50,19 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="gate_power.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--build", default=os.path.join(REPO, "build-test"),
                    help="a -DHB_TEST_HOOKS=ON build (default build-test; built when absent)")
-    p.add_argument("--levels", default=DEFAULT_LEVELS, help="slowdown fractions, comma-separated")
+    p.add_argument("--levels", default=DEFAULT_LEVELS, help="slowdown fractions, comma-separated (default %(default)s)")
     p.add_argument("--compares", default="20,10",
-                   help="compares at level 0 and at each other level: N0,N (or N for both)")
+                   help="compares at level 0 and at each other level: N0,N (or N for both; "
+                   "default %(default)s)")
     p.add_argument("--filter", help="the compare's selection (ERE; default the manifest's gate "
                    "selection)")
     p.add_argument("--rounds", type=int, help="the compare's ABBA blocks of the screening "
                    "(scripts/compare.py --rounds; default the engine's)")
     p.add_argument("--load", type=int, default=0, help="busy background processes (default 0)")
     p.add_argument("--label", help="output name (default idle, or loaded with --load)")
-    p.add_argument("--out", default=os.path.join(REPO, "results", "gate-power"))
+    p.add_argument("--out", default=os.path.join(REPO, "results", "gate-power"),
+                   help="where <label>.md, <label>.json and <label>-runs/ go (default "
+                   "results/gate-power)")
     p.add_argument("--fresh", action="store_true", help="forget the compares already recorded")
     p.add_argument("--keep", action="store_true", help="keep each compare's output directory")
     try:
