@@ -50,7 +50,8 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="gate_power.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--build", default=os.path.join(REPO, "build-test"),
                    help="a -DHB_TEST_HOOKS=ON build (default build-test; built when absent)")
-    p.add_argument("--levels", default=DEFAULT_LEVELS, help="slowdown fractions, comma-separated (default %(default)s)")
+    p.add_argument("--levels", default=DEFAULT_LEVELS,
+                   help="slowdown fractions, comma-separated (default %(default)s)")
     p.add_argument("--compares", default="20,10",
                    help="compares at level 0 and at each other level: N0,N (or N for both; "
                    "default %(default)s)")
