@@ -148,3 +148,18 @@ bench-e2e: build
 new-case: export HB_NEW_CASE_NAME := $(NAME)
 new-case:
 	@templates/new-case.sh "$$HB_NEW_CASE_NAME"
+
+# --- the compare's detection power (scripts/gate_power.py) --------------------------------------
+#   make gate-power  slows one strategy per case down by 0, 3, 5, 10 and 20% (the test hook
+#                    HB_INJECT=slowdown:<fraction>, in make test's build-test, built when absent)
+#                    and runs the interleaved compare (scripts/compare.py's engine) 20 times
+#                    unchanged and 10 times per level; writes results/gate-power/<label>.md and
+#                    .json: detections, false alarms, minutes per compare, the machine's load, and
+#                    the goals (>= 9/10 at 5%, no false regressed row unchanged, <= 5 minutes per
+#                    compare) with pass/fail. Hours on 2 cores; resumes where it stopped.
+#                    GATE_POWER_ARGS='--load 2' measures under 2 busy processes (label loaded);
+#                    scripts/gate_power.py --help lists the options.
+GATE_POWER_ARGS ?=
+.PHONY: gate-power
+gate-power: deps
+	@/usr/bin/python3 scripts/gate_power.py --build $(TEST_BUILD) $(GATE_POWER_ARGS)

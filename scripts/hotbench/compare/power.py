@@ -1,0 +1,218 @@
+"""power - the compare's detection power (scripts/gate_power.py): which strategies to slow down,
+how one compare is judged, the table per slowdown level and the goals it is judged against.
+
+One strategy per case is slowed down by the test hook (harness/hb_testhook.h, HB_INJECT=
+slowdown:<fraction>, HB_INJECT_SELECT=<ERE over the family name>), then the clean arm is compared
+with the injected one again and again. A compare detected the slowdown when a row of an injected
+family is "regressed"; any other "regressed" row is a false alarm. Nothing here names a case or a
+strategy: the targets come from the manifest (docs/manifest.md).
+"""
+
+import datetime
+import json
+import os
+import re
+import statistics
+import subprocess
+
+# The goals the table is judged against (printed under it with pass/fail).
+GOAL_LEVEL = 0.05           # the slowdown that must be caught ...
+GOAL_DETECTIONS = (9, 10)   # ... at least 9 times in 10
+GOAL_MINUTES = 5.0          # the longest compare with the default options, in minutes
+
+
+def ere_escape(text):
+    """text as a literal in a POSIX extended regex (HB_INJECT_SELECT, --benchmark_filter)."""
+    return re.sub(r"([.\[\](){}*+?|^$\\])", r"\\\1", text)
+
+
+def family_regex(families):
+    """The ERE matching exactly these family names ("<group>/<strategy>"), for HB_INJECT_SELECT."""
+    return "^(" + "|".join(ere_escape(f) for f in families) + ")$"
+
+
+def choose_targets(manifest, listed):
+    """One family per case to slow down: in the case's first group, the first strategy whose role
+    is "strategy", which is neither the group's reference nor its yardstick, and of which the
+    selection measures a benchmark.
+    manifest: a hotbench.manifest.Manifest; listed: the benchmark names the selection runs
+    (hotbench --benchmark_list_tests with the compare's filter).
+    Returns (targets, skipped): targets a list of {case, group, strategy, family}, skipped a list
+    of (case, reason) for the cases without such a strategy."""
+    targets, skipped = [], []
+    for case in manifest.cases:
+        if not case["groups"]:
+            skipped.append((case["name"], "no group"))
+            continue
+        group = case["groups"][0]
+        avoid = (group.get("reference"), group.get("yardstick"))
+        for s in group["strategies"]:
+            family = "%s/%s" % (group["name"], s["name"])
+            if s["role"] == "strategy" and s["name"] not in avoid and \
+                    any(n.startswith(family + "/") for n in listed):
+                targets.append(dict(case=case["name"], group=group["name"], strategy=s["name"],
+                                    family=family))
+                break
+        else:
+            skipped.append((case["name"], "the selection measures no strategy of group %s other "
+                            "than its reference and yardstick" % group["name"]))
+    return targets, skipped
+
+
+def _checks(check):
+    """The words of a row's check ("time", "instructions,time", ...), lower case."""
+    return {w for w in re.split(r"[^a-z0-9_-]+", str(check or "").lower()) if w}
+
+
+def _family(row):
+    """The row's family; from its name ("<group>/<strategy>/...") when the row has none (a row
+    only the instruction count measured)."""
+    return row.get("family") or "/".join(str(row.get("name", "")).split("/")[:2])
+
+
+def classify(rows, injected, level):
+    """One compare judged. rows: run_compare's res.rows (dicts with name, family, verdict, check,
+    ratio, ci); injected: the family names slowed down; level: the slowdown fraction (0 = none).
+    Returns {detected, by_time, by_instructions, false_rows, injected_rows}: detected when a row
+    of an injected family is "regressed" (never at level 0), by_time / by_instructions when such
+    a row's check names the time / the instruction count; false_rows the other "regressed" rows'
+    names with their check; injected_rows the injected families' rows as they were."""
+    hit = [r for r in rows if level > 0 and _family(r) in injected]
+    caught = [r for r in hit if r.get("verdict") == "regressed"]
+    words = [_checks(r.get("check")) for r in caught]
+    false = [r for r in rows if r.get("verdict") == "regressed" and r not in caught]
+    keep = ("name", "family", "verdict", "check", "ratio", "ci")
+    return dict(detected=bool(caught),
+                by_time=any(w & {"time", "speed"} for w in words),
+                by_instructions=any("instructions" in w for w in words),
+                false_rows=["%s [%s]" % (r.get("name"), r.get("check")) for r in false],
+                injected_rows=[{k: r.get(k) for k in keep} for r in hit])
+
+
+def summarize(level, records):
+    """The table's line for one level. records: the compares' records (each with detected,
+    by_time, by_instructions, false_rows, wall_s, injected_rows). Returns a dict of counts,
+    rates, minutes and change_median: the median time change the compares measured on the
+    injected rows (what the injection really did), None without one."""
+    n = len(records)
+    minutes = [r["wall_s"] / 60 for r in records]
+    det = sum(r["detected"] for r in records)
+    ratios = [x["ratio"] for r in records for x in r.get("injected_rows", [])
+              if isinstance(x.get("ratio"), (int, float))]
+    return dict(level=level, compares=n, detections=det,
+                change_median=statistics.median(ratios) - 1 if ratios else None,
+                rate=det / n if n and level > 0 else None,
+                by_time=sum(r["by_time"] for r in records),
+                by_instructions=sum(r["by_instructions"] for r in records),
+                false_compares=sum(bool(r["false_rows"]) for r in records),
+                false_rows=sum(len(r["false_rows"]) for r in records),
+                minutes_median=statistics.median(minutes) if minutes else None,
+                minutes_max=max(minutes) if minutes else None)
+
+
+def _off(line):
+    """Whether the change measured on the injected rows is far from the nominal slowdown (more
+    than half of it off, and more than 2 points)."""
+    c = line.get("change_median")
+    return c is not None and abs(c - line["level"]) > max(0.02, line["level"] / 2)
+
+
+def goals(lines, default_options):
+    """The goals judged on the table. lines: summarize()'s dicts; default_options: whether the
+    compares ran with the default filter and rounds (the time goal is about those).
+    Returns a list of (goal, "pass" | "fail" | "not measured", detail)."""
+    by = {line["level"]: line for line in lines if line["compares"]}
+    out = []
+    k, n = GOAL_DETECTIONS
+    at = by.get(GOAL_LEVEL)
+    out.append(("detections at %g%% >= %d/%d" % (GOAL_LEVEL * 100, k, n),
+                "not measured" if not at else
+                "pass" if at["detections"] * n >= k * at["compares"] else "fail",
+                ("%d/%d" % (at["detections"], at["compares"]) +
+                 (" compares: fewer than %d, indicative only" % n if at["compares"] < n else ""))
+                if at else "level not run"))
+    if at and _off(at):
+        out[-1] = out[-1][:2] + (out[-1][2] + "; but the slowed-down rows measured %+.1f%%, not "
+                                 "%g%%: the injection missed its size" % (
+                                     at["change_median"] * 100, GOAL_LEVEL * 100),)
+    zero = by.get(0.0)
+    out.append(("0 false regressed in the unchanged compares",
+                "not measured" if not zero else "pass" if not zero["false_rows"] else "fail",
+                "%d rows in %d of %d compares" % (zero["false_rows"], zero["false_compares"],
+                                                  zero["compares"]) if zero else "level 0 not run"))
+    worst = max((line["minutes_max"] for line in by.values()), default=None)
+    note = "" if default_options else " (not the default options: indicative only)"
+    out.append(("<= %g minutes per default compare" % GOAL_MINUTES,
+                "not measured" if worst is None else
+                "pass" if worst <= GOAL_MINUTES else "fail",
+                ("longest %.2f min%s" % (worst, note)) if worst is not None else "no compare"))
+    return out
+
+
+def machine(repo):
+    """What the measurement ran on, now: {date, loadavg, nproc, cpu, git}. repo: the source tree
+    (its git revision, "+dirty" when it has changes). Never fails: unknowns are None."""
+    cpu = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")),
+                       None)
+    except OSError:
+        pass
+    try:
+        rev = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "-uno"],
+                               capture_output=True, text=True).stdout.strip()
+        rev += "+dirty" if dirty else ""
+    except (OSError, subprocess.CalledProcessError):
+        rev = None
+    return dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                loadavg=[round(x, 2) for x in os.getloadavg()], nproc=os.cpu_count(), cpu=cpu,
+                git=rev)
+
+
+def _fmt(x, spec):
+    return "-" if x is None else spec % x
+
+
+def table(lines):
+    """The Markdown table of summarize()'s lines, as a list of text lines."""
+    out = ["| slowdown | measured change | compares | detected | rate | by time "
+           "| by instructions | false-alarm compares | false rows | min/compare median | max |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in lines:
+        lvl = "none" if s["level"] == 0 else "%g%%" % (s["level"] * 100)
+        det = "-" if s["level"] == 0 else "%d/%d" % (s["detections"], s["compares"])
+        change = s.get("change_median")
+        change = None if change is None else change * 100
+        out.append("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %s | %s |" % (
+            lvl, _fmt(change, "%+.1f%%"), s["compares"], det, _fmt(s["rate"], "%.2f"),
+            s["by_time"], s["by_instructions"], s["false_compares"], s["false_rows"],
+            _fmt(s["minutes_median"], "%.2f"), _fmt(s["minutes_max"], "%.2f")))
+    return out
+
+
+def render(doc):
+    """The Markdown report of a measurement. doc: what gate_power.py writes as <label>.json
+    (label, targets, options, machine_before, machine_after, lines, goals, compares)."""
+    mb, ma = doc["machine_before"], doc.get("machine_after") or {}
+    out = ["# Detection power of the interleaved compare: %s" % doc["label"], "",
+           "Slowed down (HB_INJECT=slowdown:<fraction>, HB_INJECT_SELECT=`%s`): %s." % (
+               doc["inject_select"], ", ".join(t["family"] for t in doc["targets"])), ""]
+    out += table(doc["lines"])
+    out += ["", "Goals:", ""]
+    out += ["- %s: **%s** (%s)" % (g, verdict, detail) for g, verdict, detail in doc["goals"]]
+    out += ["", "A compare detected the slowdown when a row of a slowed-down family was "
+            "\"regressed\" (by time / by instructions: the check that said so); a false alarm is "
+            "any other \"regressed\" row (every one when nothing was slowed down). Measured "
+            "change: the median time change head/base - 1 of the slowed-down rows over the "
+            "compares (what the injection did, against its nominal fraction).", "",
+            "Machine: %s, %s CPUs; load average %s before, %s after; background load: %d busy "
+            "processes." % (mb.get("cpu"), mb.get("nproc"), mb.get("loadavg"), ma.get("loadavg"),
+                            doc["options"].get("load", 0)),
+            "Started %s, finished %s; git %s." % (mb.get("date"), ma.get("date"), mb.get("git")),
+            "Options: `%s`." % json.dumps(doc["options"], sort_keys=True)]
+    for case, why in doc.get("skipped", []):
+        out.append("Case %s not measured: %s." % (case, why))
+    return "\n".join(out) + "\n"

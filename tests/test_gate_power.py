@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""test_gate_power.py [SRCDIR] - scripts/gate_power.py's logic without hotbench or the compare
+engine (scripts/hotbench/compare/power.py): which strategy of a made-up manifest is slowed down,
+how a compare's rows are judged (detected, by which check, false alarms), the table's lines and
+the goals, and the Markdown written from a made-up measurement.
+Prints one line per check and 'N passed, M failed'; exits 1 on a failure."""
+
+import os
+import sys
+
+SRC = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+sys.path.insert(0, os.path.join(SRC, "scripts"))
+sys.path.insert(0, os.path.join(SRC, "tests"))
+from hotbench.compare import power  # noqa: E402
+from test_report_util import check, done  # noqa: E402
+
+
+class FakeManifest:
+    def __init__(self, cases):
+        self.cases = cases
+
+
+def strategies(*names):
+    return [{"name": n, "role": "ceiling" if n == "top" else "strategy"} for n in names]
+
+
+def case(name, groups):
+    return {"name": name, "groups": groups}
+
+
+def group(name, ref, yard, names):
+    return {"name": name, "reference": ref, "yardstick": yard, "strategies": strategies(*names)}
+
+
+# {case, its groups, the benchmarks the selection lists, expected family or None, why}
+TARGETS = [
+    ("a", [group("a", "ref", "top", ["top", "ref", "x", "y"])], ["a/top/n:1/", "a/x/n:1/"],
+     "a/x", "the first strategy neither reference nor yardstick nor ceiling"),
+    ("b", [group("b", "ref", "y", ["ref", "y", "x.1"])], ["b/y/n:1/", "b/x.1/n:2/"],
+     "b/x.1", "the yardstick is skipped too"),
+    ("c", [group("c", "ref", None, ["ref", "x", "y"])], ["c/y/n:1/"],
+     "c/y", "x is not in the selection: the next one"),
+    ("d", [group("d", "ref", None, ["ref", "x"]), group("d2", None, None, ["z"])],
+     ["d2/z/n:1/"], None, "only the first group counts"),
+    ("e", [], [], None, "no group"),
+]
+
+
+def test_targets():
+    for name, groups, names, want, why in TARGETS:
+        targets, skipped = power.choose_targets(FakeManifest([case(name, groups)]), names)
+        got = targets[0]["family"] if targets else None
+        check(got == want and (not targets) == bool(skipped),
+              "choose_targets %s: %s (%s, got %s)" % (name, want, why, got))
+    rx = power.family_regex(["b/x.1", "a/x"])
+    check(rx == r"^(b/x\.1|a/x)$", "family_regex escapes the dot and anchors (%s)" % rx)
+
+
+def row(family, verdict, check_="time"):
+    return {"name": family + "/n:1/", "family": family, "verdict": verdict, "check": check_,
+            "ratio": 1.05, "ci": [1.01, 1.09]}
+
+
+# {rows, level, detected, by_time, by_instructions, false rows, why}
+CLASSIFY = [
+    ([row("a/x", "regressed"), row("a/y", "same")], 0.05, True, True, False, 0,
+     "caught by time"),
+    ([row("a/x", "regressed", "instructions"), row("a/y", "regressed")], 0.05, True, False, True,
+     1, "caught by instructions, a false alarm beside it"),
+    ([row("a/x", "regressed", "instructions,time")], 0.1, True, True, True, 0, "both checks"),
+    ([row("a/x", "inconclusive"), row("a/y", "same")], 0.03, False, False, False, 0, "missed"),
+    ([row("a/x", "regressed")], 0, False, False, False, 1,
+     "at level 0 every regressed row is a false alarm"),
+]
+
+
+def test_classify():
+    for rows, level, det, bt, bi, nfalse, why in CLASSIFY:
+        c = power.classify(rows, ["a/x"], level)
+        got = (c["detected"], c["by_time"], c["by_instructions"], len(c["false_rows"]))
+        check(got == (det, bt, bi, nfalse), "classify: %s (got %s)" % (why, got))
+
+
+def records(level, n, detected, false=0, minutes=2.0):
+    return [dict(level=level, detected=i < detected, by_time=i < detected, by_instructions=False,
+                 false_rows=["r"] if i < false else [], wall_s=minutes * 60, summary={"same": 3})
+            for i in range(n)]
+
+
+def test_goals():
+    # {lines, default options, expected verdicts, why}
+    table = [
+        ([power.summarize(0.0, records(0.0, 20, 0)), power.summarize(0.05, records(0.05, 10, 9))],
+         True, ["pass", "pass", "pass"], "9/10, no false alarm, 2 minutes"),
+        ([power.summarize(0.0, records(0.0, 20, 0, false=1)),
+          power.summarize(0.05, records(0.05, 10, 8, minutes=6))],
+         True, ["fail", "fail", "fail"], "8/10, one false alarm, 6 minutes"),
+        ([power.summarize(0.1, records(0.1, 10, 10))], False, ["not measured", "not measured",
+                                                               "pass"], "levels 0 and 5% absent"),
+    ]
+    for lines, default, want, why in table:
+        got = [v for _, v, _ in power.goals(lines, default)]
+        check(got == want, "goals: %s (got %s)" % (why, got))
+    recs = records(0.05, 10, 10)
+    for r in recs:
+        r["injected_rows"] = [{"ratio": 1.30}]
+    g = power.goals([power.summarize(0.05, recs)], True)[0]
+    check(g[1] == "pass" and "measured +30.0%, not 5%" in g[2],
+          "a 5%% injection measured as +30%% is said beside the pass (%s)" % g[2])
+    s = power.summarize(0.05, records(0.05, 10, 9, false=2))
+    check((s["detections"], s["rate"], s["false_compares"], s["false_rows"]) == (9, 0.9, 2, 2),
+          "summarize counts detections, rate and false alarms")
+    recs = records(0.05, 3, 3)
+    for r, ratio in zip(recs, (1.04, 1.06, None)):
+        r["injected_rows"] = [{"ratio": ratio}]
+    c = power.summarize(0.05, recs)["change_median"]
+    check(c is not None and abs(c - 0.05) < 1e-9, "the measured change is the median of the "
+          "injected rows' ratios, rows without one left out (%s)" % c)
+
+
+def test_render():
+    lines = [power.summarize(0.0, records(0.0, 2, 0)), power.summarize(0.05, records(0.05, 2, 1))]
+    doc = dict(label="idle", targets=[{"family": "a/x"}], inject_select="^(a/x)$",
+               options={"load": 0}, machine_before=power.machine(SRC), machine_after=None,
+               lines=lines, goals=power.goals(lines, True), skipped=[("e", "no group")])
+    md = power.render(doc)
+    check("| 5% | - | 2 | 1/2 | 0.50 |" in md, "the table has the 5% line with 1/2 detected")
+    check("| none | - | 2 | - | - |" in md, "level 0 is 'none', without detections")
+    check("**fail** (1/2 compares: fewer than 10" in md, "the goal line says fail and why")
+    check("Case e not measured: no group." in md, "a case without a target is named")
+
+
+test_targets()
+test_classify()
+test_goals()
+test_render()
+done()
