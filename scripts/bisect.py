@@ -1,0 +1,14 @@
+#!/usr/bin/python3
+"""bisect.py - the first commit that made a benchmark slower: `git bisect run` with
+scripts/compare.py deciding each step (scripts/hotbench/compare/bisect.py; --help).
+
+    make bisect GOOD=<rev> BAD=<rev> FILTER=<regex> [HOOKS=1] [ROUNDS=N]
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hotbench.compare.bisect import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())
