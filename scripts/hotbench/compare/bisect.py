@@ -134,8 +134,14 @@ def run_compare(settings, commit):
     with open(log, "w") as fo, open(err, "w") as fe:
         fo.write("$ %s\n" % " ".join(shlex.quote(a) for a in compare_cmd(settings, commit, out)))
         fo.flush()
-        status = subprocess.call(compare_cmd(settings, commit, out), stdout=fo, stderr=fe,
-                                 cwd=ROOT)
+        # its own process group, stopped whole (the build, hotbench) on Ctrl-C or SIGTERM
+        proc = subprocess.Popen(compare_cmd(settings, commit, out), stdout=fo, stderr=fe,
+                                cwd=ROOT, start_new_session=True)
+        try:
+            status = proc.wait()
+        except BaseException:
+            stop_group(proc)
+            raise
     step = dict(commit=commit, status=status, elapsed=round(time.monotonic() - t0, 1),
                 result=read_json(os.path.join(out, "compare.json")))
     step["message"] = tail(err) or tail(log)
@@ -402,10 +408,12 @@ def report(settings, found, candidates):
     their ratio and CI from its compare with GOOD; or the candidates when build failures left
     several. Returns the answer as recorded in bisect.json."""
     if not found:
-        say("the first bad commit could not be decided: it is one of these (those before the "
-            "last failed to build; compare.log in each folder says why):")
-        for c in candidates:
-            say("  %s %s" % (c, subject(c)))
+        say("the first bad commit could not be decided: it is one of these, oldest first (the "
+            "compare.log in OUT/<commit>/ says why a build failed):")
+        for c in reversed(candidates):
+            step = read_json(os.path.join(settings["out"], c, "compare.json"))
+            failed = not os.path.exists(os.path.join(settings["out"], c)) or step is None
+            say("  %s %s%s" % (c, subject(c), "  (failed to build)" if failed else ""))
         return dict(first_bad=None, candidates=candidates)
     result = read_json(os.path.join(settings["out"], found, "compare.json"))
     rows = regressed_rows(result)
@@ -468,5 +476,5 @@ def main(argv=None):
         say(str(e), sys.stderr)
         return e.code
     except (KeyboardInterrupt, Stop):
-        say("interrupted; the bisect state is reset", sys.stderr)
+        say("interrupted (no bisection is left in progress)", sys.stderr)
         return 130
