@@ -140,7 +140,9 @@ new-case:
 #                   it does not build. Prints the first bad commit with its ratio and CI; keeps
 #                   each compare in results/runs/<UTC>-bisect/<commit>/ (bisect.json: the
 #                   steps). HOOKS=1 builds with the test injections (compare.py --hooks).
-#                   BISECT_ARGS passes more options (scripts/bisect.py --help).
+#                   BISECT_ARGS passes more options (scripts/bisect.py --help), COMPARE_ARGS
+#                   options to every compare (scripts/compare.py --help), e.g.
+#                   COMPARE_ARGS=--no-complexity.
 # The values reach the script through the environment, unexpanded: no shell quoting to break
 # and a '$' in FILTER stays a '$' (FILTER='^rfc3339/swar$').
 .PHONY: bisect
@@ -152,4 +154,5 @@ bisect: export HB_BISECT_HOOKS := $(value HOOKS)
 bisect: deps
 	@/usr/bin/python3 scripts/bisect.py --good "$$HB_BISECT_GOOD" --bad "$$HB_BISECT_BAD" \
 	    --filter "$$HB_BISECT_FILTER" $${HB_BISECT_ROUNDS:+--rounds "$$HB_BISECT_ROUNDS"} \
-	    $$(case "$$HB_BISECT_HOOKS" in ''|0) ;; *) echo --hooks ;; esac) $(BISECT_ARGS)
+	    $$(case "$$HB_BISECT_HOOKS" in ''|0) ;; *) echo --hooks ;; esac) $(BISECT_ARGS) \
+	    -- $(COMPARE_ARGS)

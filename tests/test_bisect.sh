@@ -40,7 +40,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 repo=$work/repo
 mkdir "$repo"
-# the working tree's files, as the developer has them (not the ignored data/, build*/, results/runs/)
+# the working tree's files as the developer has them (not the ignored data/, build*/, results/runs/)
 (cd "$src" && git ls-files -z --cached --others --exclude-standard |
     grep -zv -E '^(data|build[^/]*)/' | tar -c --null -T - --ignore-failed-read 2>/dev/null) |
     tar -x -C "$repo"
@@ -85,7 +85,8 @@ check() { # name, then a command that must succeed
 bisect() { # name, make's arguments: runs make bisect in the repository, output in $work/<name>.out
     local name=$1
     shift
-    local t=$(date +%s)
+    local t
+    t=$(date +%s)
     make -C "$repo" --no-print-directory bisect "$@" >"$work/$name.out" 2>&1
     status=$?
     echo "test_bisect: make bisect $name: exit $status, $(($(date +%s) - t)) s"
@@ -120,7 +121,7 @@ check "bisection: no bisect state left" \
     test ! -e "$(cd "$repo" && realpath -m "$(git rev-parse --git-path BISECT_START)")"
 check "bisection: the working tree untouched" test -z "$(g status --porcelain)"
 check "bisection: HEAD untouched" test "$(g rev-parse HEAD)" = "${c[8]}"
-summary=$(ls -d "$repo"/results/runs/*-bisect/bisect.json 2>/dev/null | tail -n 1)
+summary=$(find "$repo/results/runs" -path '*-bisect/bisect.json' 2>/dev/null | sort | tail -n 1)
 check "bisection: bisect.json names commit 5" test -n "$summary" -a "$(/usr/bin/python3 -c \
     'import json, sys; print(json.load(open(sys.argv[1]))["first_bad"]["commit"])' \
     "$summary" 2>/dev/null)" = "${c[5]}"

@@ -1,6 +1,7 @@
 """bisect - the first commit that made a benchmark slower: git bisect driven by scripts/compare.py.
 
     scripts/bisect.py --good REV --bad REV --filter ERE [--hooks] [--rounds N] [--out DIR]
+                      [-- COMPARE-OPTIONS]
 
 GOOD and BAD must resolve to commits, GOOD an ancestor of BAD. BAD is first compared with GOOD
 (scripts/compare.py --base GOOD --head BAD): when it does not regress, there is nothing to bisect
@@ -8,7 +9,7 @@ GOOD and BAD must resolve to commits, GOOD an ancestor of BAD. BAD is first comp
 commit is BISECT_HEAD) and `git bisect run` with a step that compares that commit with GOOD:
 compare.py's exit 0 (no confirmed regression) marks it good, 1 (a confirmed regression) bad, 3
 (a revision failed to build) skips it, anything else aborts the bisection with compare's message.
-Every compare's folder (compare.json, compare.log) is kept in OUT/<commit>/; OUT/bisect.json
+Options after `--` go to every compare.py (e.g. -- --no-complexity). Every compare's folder (compare.json, compare.log) is kept in OUT/<commit>/; OUT/bisect.json
 records the steps and the answer. The bisect state is reset at the end, on an error and on Ctrl-C.
 """
 
@@ -119,7 +120,7 @@ def compare_cmd(settings, commit, out):
         cmd += ["--rounds", str(settings["rounds"])]
     if settings.get("hooks"):
         cmd.append("--hooks")
-    return cmd
+    return cmd + settings.get("compare_args", [])
 
 
 def run_compare(settings, commit):
@@ -342,26 +343,32 @@ def parser():
     ap = argparse.ArgumentParser(
         prog="bisect.py", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=doc[0] + "\n\n" + "\n\n".join(doc[2:]).strip(), epilog=EPILOG,
-        usage="%(prog)s --good REV --bad REV --filter ERE [--hooks] [--rounds N] [--out DIR]")
-    ap.add_argument("--good", metavar="REV", help="a revision without the regression (an ancestor of BAD)")
+        usage="%(prog)s --good REV --bad REV --filter ERE [--hooks] [--rounds N] [--out DIR]\n"
+              "                 [-- COMPARE-OPTIONS]")
+    ap.add_argument("--good", metavar="REV",
+                    help="a revision without the regression (an ancestor of BAD)")
     ap.add_argument("--bad", metavar="REV", help="a revision with the regression")
-    ap.add_argument("--filter", metavar="ERE", help="the benchmarks compared: a google-benchmark regex, e.g. "
-                                     "'^rfc3339/swar/rows:1000/' (one to a few benchmarks: "
-                                     "every step compares them)")
-    ap.add_argument("--rounds", type=int, metavar="N", help="compare.py's ABBA rounds (default: its own)")
+    ap.add_argument("--filter", metavar="ERE",
+                    help="the benchmarks compared: a google-benchmark regex, e.g. "
+                         "'^rfc3339/swar/rows:1000/' (one to a few benchmarks: every step "
+                         "compares them)")
+    ap.add_argument("--rounds", type=int, metavar="N",
+                    help="compare.py's ABBA rounds (default: its own)")
     ap.add_argument("--hooks", action="store_true",
                     help="build with -DHB_TEST_HOOKS=ON (compare.py --hooks: test injections)")
-    ap.add_argument("--out", metavar="DIR", help="where each compare goes, in OUT/<commit>/, and bisect.json "
-                                  "(default results/runs/<UTC>-bisect/)")
-    ap.add_argument("--compare", metavar="PATH", default=os.path.join(ROOT, "scripts", "compare.py"),
+    ap.add_argument("--out", metavar="DIR",
+                    help="where each compare goes, in DIR/<commit>/, and bisect.json "
+                         "(default results/runs/<UTC>-bisect/)")
+    ap.add_argument("--compare", metavar="PATH",
+                    default=os.path.join(ROOT, "scripts", "compare.py"),
                     help="the compare script (default: scripts/compare.py of this tree)")
     ap.add_argument("--step", metavar="SETTINGS", help=argparse.SUPPRESS)
     return ap
 
 
 def settings_from(args, good):
-    """The settings a step needs (good commit, filter, rounds, hooks, compare, out), written to
-    OUT/settings.json. Errors: BisectError for a missing filter or a bad --rounds."""
+    """The settings a step needs (good commit, filter, rounds, hooks, compare, compare_args,
+    out), written to OUT/settings.json. Errors: BisectError for a missing filter or a bad --rounds."""
     if not args.filter:
         raise BisectError("no benchmark filter given (--filter ERE; make bisect FILTER=<regex>, "
                           "e.g. FILTER='^rfc3339/swar/rows:1000/')")
@@ -372,7 +379,8 @@ def settings_from(args, good):
     out = os.path.abspath(args.out or os.path.join(ROOT, "results", "runs",
                                                    utc_stamp() + "-bisect"))
     settings = dict(good=good, filter=args.filter, rounds=args.rounds, hooks=args.hooks,
-                    compare=os.path.abspath(args.compare), out=out)
+                    compare=os.path.abspath(args.compare), compare_args=args.compare_args,
+                    out=out)
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "settings.json"), "w") as f:
         json.dump(settings, f, indent=1)
@@ -468,7 +476,9 @@ def main(argv=None):
     if argv[:1] == ["--step"]:
         # git bisect run reads any status from 1 to 127 as "bad": no argparse exit here
         return step_main(argv[1]) if len(argv) == 2 else ABORT
-    args = parser().parse_args(argv)
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser().parse_args(argv[:split])
+    args.compare_args = argv[split + 1:]
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
         return run(args)
