@@ -86,31 +86,48 @@ clean:
 bench-peers: build
 	@/usr/bin/python3 scripts/peers.py --build $(BUILD)
 
-# --- the CI regression gate (issue 6) ----------------------------------------------------------
-#   make bench-ci   about 1.5 minutes on 2 cores: every case and strategy at small and medium
-#                   sizes (no 1.7 GB body), 5 repetitions, plus instruction counts of the small
-#                   sizes under callgrind; compares with results/baseline/, prints the table
-#                   (speed relative to each group's reference row, complexity fits, instruction
-#                   counts) and exits 1 only on a "regressed" verdict. Writes
-#                   results/runs/<UTC>-ci/: run.json (google-benchmark JSON), bmf.json (Bencher
-#                   Metric Format), instructions.json, gate.txt (the table).
+# --- the CI regression gate (issues 6, 13): two revisions compared on this machine --------------
+#   make compare BASE=<rev> [HEAD=<rev>] [FILTER=<regex>]
+#                   builds each revision once (build-rev/<commit>/, cached; HEAD defaults to the
+#                   working tree), runs the same benchmarks from both in randomized, interleaved
+#                   ABBA blocks of short processes, confirms every suspected slowdown in more
+#                   blocks, counts instructions of both under callgrind, and prints per benchmark
+#                   the CPU time head/base with its 95% interval, a verdict and the check that
+#                   decided; exits 1 only on a confirmed regression (docs/compare.md). Writes
+#                   results/runs/<UTC>-compare/. COMPARE_ARGS passes options (scripts/compare.py
+#                   --help).
+#   make bench-ci   the compare of $$HB_BASE (a pull request's base), else HEAD's first parent,
+#                   against the working tree; on a history of one commit, the committed-baseline
+#                   gate below (and it says so). What .ci/run runs.
 #   make baseline   records results/baseline/ (two measurements and the environment's
-#                   fingerprint) with the same build, about 3.5 minutes; commit it. GATE_ARGS
-#                   passes options to scripts/gate.py (scripts/gate.py ci --help lists them).
+#                   fingerprint), the optional absolute reference; GATE_ARGS passes options to
+#                   scripts/gate.py (scripts/gate.py ci --help lists them).
 # The gate builds its own tree (CI_BUILD): release flags, no test hooks, no sanitizers.
 CI_BUILD  ?= build-ci
 GATE_ARGS ?=
-.PHONY: bench-ci baseline build-ci
+COMPARE_ARGS ?=
+.PHONY: bench-ci baseline build-ci compare
 
 build-ci: deps
 	@$(CMAKE_GEN) -B $(CI_BUILD) -DHB_TESTS=OFF -DHB_TEST_HOOKS=OFF -DHB_SANITIZE=OFF >/dev/null
 	@cmake --build $(CI_BUILD) -j $(JOBS)
 
 bench-ci: build-ci
-	@/usr/bin/python3 scripts/gate.py ci --build $(CI_BUILD) $(GATE_ARGS)
+	@/usr/bin/python3 scripts/compare.py --ci --head-build $(CI_BUILD) $(COMPARE_ARGS)
 
 baseline: build-ci
 	@/usr/bin/python3 scripts/gate.py baseline --build $(CI_BUILD) $(GATE_ARGS)
+
+# BASE, HEAD and FILTER reach the script through the environment: no shell quoting to break
+compare: export HB_COMPARE_BASE := $(value BASE)
+compare: export HB_COMPARE_HEAD := $(value HEAD)
+compare: export HB_COMPARE_FILTER := $(value FILTER)
+compare: deps
+	@test -n "$$HB_COMPARE_BASE" || { echo "make compare: give BASE=<revision>, e.g." \
+	    "make compare BASE=HEAD~1 (docs/compare.md)" >&2; exit 2; }
+	@/usr/bin/python3 scripts/compare.py --base "$$HB_COMPARE_BASE" \
+	    $${HB_COMPARE_HEAD:+--head "$$HB_COMPARE_HEAD"} \
+	    $${HB_COMPARE_FILTER:+--filter "$$HB_COMPARE_FILTER"} $(COMPARE_ARGS)
 
 # --- whole-process runs (issue 5): hyperfine times the tools as processes ----------------------
 #   make bench-e2e     hotbench-gen at its default sizes and hotbench-decode on the 1.7 GB bodies

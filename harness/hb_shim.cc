@@ -9,6 +9,9 @@
 #include "hb_calibrate.h"
 #include "hb_manifest.h"
 #include "hb_size.h"
+#ifdef HB_TEST_HOOKS
+#include "hb_testhook.h" // TEST-ONLY: HB_INJECT=slowdown:<fraction>
+#endif
 
 #include <benchmark/benchmark.h>
 
@@ -526,6 +529,66 @@ void record_skip(const hb_state *st, const hb_skip *why)
     skip_records()[running_name(st)].push_back(why ? *why : none);
 }
 
+#ifdef HB_TEST_HOOKS
+// TEST-ONLY (hb_testhook.h, HB_INJECT=slowdown:<fraction>): the slowdown of the run under way on
+// this thread. hb_state_keep_running pays the timed work's debt at checkpoints every `every`
+// iterations, `every` doubling until a checkpoint interval is >= kSlowdownInterval of CPU time, so
+// a 20 ns iteration does not read the clock each time; the final KeepRunning call settles the rest.
+struct Slowdown {
+    double fraction = 0;   // the injected fraction; 0: this run is not slowed
+    bool started = false;  // the timed loop is under way (the first KeepRunning returned true)
+    bool paused = false;   // between hb_state_pause_timing and hb_state_resume_timing
+    int64_t every = 1;     // iterations between checkpoints
+    int64_t next = 0;      // the s.iterations() of the next checkpoint
+    double since = 0;      // thread CPU seconds at the last checkpoint or resume
+    double unpaid = 0;     // timed work (CPU s) done before a pause, not yet paid for
+    double credit = 0;     // CPU s burnt beyond the debt so far: deducted from the next debt
+};
+thread_local Slowdown t_slowdown;
+const double kSlowdownInterval = 50e-6; // s of CPU time between checkpoints, at least
+
+// The CPU time of the calling thread, in seconds.
+double thread_cpu_s()
+{
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Burns CPU in a loop the compiler cannot remove until the thread's CPU time reaches `until` s.
+// Returns the thread CPU time it last read (>= until), in seconds.
+double burn_until(double until)
+{
+    uint64_t x = 88172645463325252u;
+    double now;
+    while ((now = thread_cpu_s()) < until) {
+        for (int i = 0; i < 256; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            benchmark::DoNotOptimize(x);
+        }
+    }
+    return now;
+}
+
+// Pays d's debt: burns d.fraction x the timed work done since the last checkpoint (plus the
+// work before a pause), less what the last burn overshot. Returns that work, in CPU seconds; the
+// burn itself is not work. One clock read when nothing is owed, else the burn's reads.
+double slowdown_pay(Slowdown &d)
+{
+    double now = thread_cpu_s();
+    double work = d.unpaid + (now - d.since);
+    double debt = d.fraction * work - d.credit;
+    d.unpaid = 0;
+    d.since = now;
+    d.credit = 0;
+    if (debt > 0)
+        d.since = burn_until(now + debt);
+    d.credit = d.since - (now + debt); // burnt past the debt, or the debt was below zero
+    return work;
+}
+#endif
 } // namespace
 
 extern "C" {
@@ -770,11 +833,31 @@ void hb_add_context(const char *key, const char *value)
 
 hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg)
 {
+#ifdef HB_TEST_HOOKS
+    // TEST-ONLY: a bad HB_INJECT=slowdown or HB_INJECT_SELECT stops hotbench before any run.
+    double fraction = 0;
+    char msg[512];
+    if (hb_test_slowdown(name, &fraction, msg, sizeof msg) != HB_OK) {
+        std::fprintf(stderr, "hotbench: %s\n", msg);
+        std::exit(2);
+    }
+    benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(
+        name, [fn, arg, fraction, family = std::string(name)](benchmark::State &st) {
+            callgrind_family() = &family;
+            t_slowdown = Slowdown();
+            t_slowdown.fraction = fraction;
+            fn(reinterpret_cast<hb_state *>(&st), arg);
+            t_slowdown = Slowdown();
+            if (fraction > 0 && !st.error_occurred())
+                st.counters["hb_injected_fraction"] = benchmark::Counter(fraction);
+        });
+#else
     benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(
         name, [fn, arg, family = std::string(name)](benchmark::State &st) {
             callgrind_family() = &family;
             fn(reinterpret_cast<hb_state *>(&st), arg);
         });
+#endif
     b->UseRealTime();
     family_names()[b] = name;
     return reinterpret_cast<hb_bench *>(b);
@@ -837,7 +920,29 @@ int64_t hb_state_arg(const hb_state *st, size_t i)
 int hb_state_keep_running(hb_state *st)
 {
     benchmark::State &s = S(st);
+#ifdef HB_TEST_HOOKS
+    // TEST-ONLY: HB_INJECT=slowdown pays the timed work's debt while the timer runs: at a
+    // checkpoint, and before the last KeepRunning call (iterations() == max_iterations) stops it.
+    Slowdown &d = t_slowdown;
+    if (d.fraction > 0 && d.started && !d.paused && !s.error_occurred()) {
+        int64_t i = s.iterations();
+        if (i >= s.max_iterations) {
+            slowdown_pay(d);
+        } else if (i >= d.next) {
+            if (slowdown_pay(d) < kSlowdownInterval && d.every < (int64_t{1} << 40))
+                d.every *= 2;
+            d.next = i + d.every;
+        }
+    }
+#endif
     bool more = s.KeepRunning();
+#ifdef HB_TEST_HOOKS
+    if (d.fraction > 0 && more && !d.started) {
+        d.started = true;
+        d.next = s.iterations() + d.every;
+        d.since = thread_cpu_s();
+    }
+#endif
 #ifdef HB_CALLGRIND
     if (RUNNING_ON_VALGRIND) {
         if (more && s.iterations() == 1) {
@@ -863,12 +968,27 @@ int64_t hb_state_iterations(const hb_state *st)
 
 void hb_state_pause_timing(hb_state *st)
 {
+#ifdef HB_TEST_HOOKS
+    // TEST-ONLY: the slowdown prices timed work only (hb_state_keep_running).
+    Slowdown &d = t_slowdown;
+    if (d.fraction > 0 && d.started && !d.paused) {
+        d.unpaid += thread_cpu_s() - d.since;
+        d.paused = true;
+    }
+#endif
     S(st).PauseTiming();
 }
 
 void hb_state_resume_timing(hb_state *st)
 {
     S(st).ResumeTiming();
+#ifdef HB_TEST_HOOKS
+    Slowdown &d = t_slowdown;
+    if (d.fraction > 0 && d.paused) {
+        d.paused = false;
+        d.since = thread_cpu_s();
+    }
+#endif
 }
 
 void hb_state_set_bytes_processed(hb_state *st, int64_t bytes)

@@ -408,18 +408,24 @@ static int budget_refuses(hb_run *r)
     if (own_allowance(r) || !(declared || behaves))
         return 0;
     /* Decided once per size (later repetitions of a size that ran also run).
-     * Linear work is priced at the seconds per byte of work measured at the family's
-     * previous size; before any size of the family ran in this process (a filter can select
-     * one size alone), at a pessimistic default: fresh memory at 1 GB/s for every byte
+     * Linear work (the bytes appended) is priced at the seconds per byte of work measured at the
+     * family's previous size; before any size of the family ran in this process (a filter can
+     * select one size alone), at a pessimistic default: fresh memory at 1 GB/s for every byte
      * appended or copied, plus inflate at 0.25 GB/s for a gzip body. A quadratic strategy's
-     * copies are priced by a measured growth step as long as its copies (copy_rate): its
-     * smaller sizes copy from cache and would predict the big copies far too cheap. */
+     * copies are priced at every size by a measured growth step as long as its average copy
+     * (copy_rate), not only when the linear estimate already exceeds the budget: its smaller
+     * sizes copy from cache, so their seconds per byte predict the big copies far too cheap
+     * (bufgrow-gzip/additive at 4 MiB: 0.085 s predicted from 1 MiB, 10 s run on a VM). The
+     * copies leave the last-level cache at sizes no machine reports reliably (a VM shows no
+     * caches under /sys, or a host's through cpuid), and past glibc's mmap threshold every
+     * growth step is fresh memory whatever the cache: the measured step is the price at every
+     * size (one probe per size, cached; capped at BG_PROBE_MAX). */
     double linear = f->sec_per_work > 0
                         ? f->sec_per_work
                         : BG_DEFAULT_S_PER_BYTE +
                               (r->bench->family->kind == BG_GZIP ? BG_DEFAULT_S_PER_INFLATED : 0);
     double predicted = f->work * linear;
-    if (predicted > c->opt.budget_s && plan->growths > 0) {
+    if (plan->growths > 0) {
         double rate = copy_rate(c, plan->bytes_copied / plan->growths);
         if (rate > 0)
             predicted = (double)plan->bytes_appended * linear +

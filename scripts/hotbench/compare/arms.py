@@ -1,0 +1,20 @@
+"""arms - one side of a compare: a hotbench binary and the environment it runs in."""
+
+
+class Arm:
+    """label: "base" or "head"; binary: path of a hotbench executable; env: variables added to
+    the environment of its processes (the test hooks' HB_INJECT, say), None for none; commit:
+    the commit id it was built from ("worktree" for uncommitted changes, None when unknown);
+    rev: the revision as the user named it."""
+
+    def __init__(self, label, binary, env=None, commit=None, rev=None):
+        self.label = label
+        self.binary = binary
+        self.env = dict(env or {})
+        self.commit = commit
+        self.rev = rev
+
+    def describe(self):
+        """A dict for compare.json: label, rev, commit, binary, env."""
+        return dict(label=self.label, rev=self.rev, commit=self.commit, binary=self.binary,
+                    env=self.env)

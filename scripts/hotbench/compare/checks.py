@@ -1,0 +1,246 @@
+"""checks - the compare's rows and what each check adds to them (engine.py runs them in order;
+verdicts.py decides). A row: name, family, params, checks (dicts kind, verdict, text), time
+(the time verdict that stands), note."""
+
+import math
+import os
+import subprocess
+
+import numpy as np
+
+from ..gate.callgrind import measure_instructions
+from ..gate.measure import run_cmd
+from ..gate.stats import in_view
+from .trials import Samples, interleaved
+from .verdicts import ORDER, combine, describe_time, instructions_verdict, pct, time_verdict
+
+
+def new_row(samples, name):
+    return dict(name=name, family=samples.family.get(name, ""), params=samples.params.get(name),
+                checks=[], time=None, note="")
+
+
+def add(row, kind, verdict, text):
+    row["checks"].append(dict(kind=kind, verdict=verdict, text=text))
+
+
+def predicted(vals):
+    known = [v for v in vals if v is not None]
+    return "predicted %.3g s" % max(known) if known else "no prediction"
+
+
+def screen_rows(s, opts, left_out):
+    """{name: row} from the screening samples s: verification failures, sizes left out, sizes
+    skipped, and the time verdict of every benchmark both arms measured."""
+    rows = {}
+    names = set(s.family)
+    for name in sorted(names):
+        row = rows[name] = new_row(s, name)
+        b, h = s.values("base", name), s.values("head", name)
+        row["base_s"] = float(np.median(b)) if b else None
+        row["head_s"] = float(np.median(h)) if h else None
+        fail_h = s.failed.get("head", {}).get(name)
+        if fail_h:
+            add(row, "verification", "failed", "verification (head): " + fail_h)
+        if s.failed.get("base", {}).get(name):
+            row["note"] = "the base failed verification: " + s.failed["base"][name]
+        skip_b = s.skipped.get("base", {}).get(name)
+        skip_h = s.skipped.get("head", {}).get(name)
+        if name in left_out:
+            add(row, "time", "not-measured", left_out[name])
+        elif b and h:
+            row["time"] = time_verdict(b, h, opts.min_effect)
+            row["suspect"] = row["time"]["verdict"] == "regressed"
+        elif b and skip_h:
+            row["budget_suspect"] = True
+            row["note"] = "head skipped it over the budget (%s)" % predicted(skip_h)
+        elif skip_b and skip_h:
+            add(row, "time", "not-measured", "over the budget in both (base %s, head %s)" % (
+                predicted(skip_b), predicted(skip_h)))
+        elif not fail_h:
+            add(row, "time", "not-measured", "measured only by the %s" % (
+                "base" if b or skip_b else "head"))
+    return rows
+
+
+def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log):
+    """Runs the confirmation of the suspects and adds every row's time check."""
+    suspects = sorted(n for n, r in rows.items() if r.get("suspect"))
+    conf = Samples()
+    if suspects:
+        log("compare: %d suspect(s) of a slowdown; confirming in %d more ABBA block(s), alone" % (
+            len(suspects), opts.confirm_blocks))
+        from .engine import names_filter
+        interleaved(arms, settings, names_filter(suspects), opts.confirm_blocks, trials_dir,
+                    "confirm", conf, rng, log)
+    for name, row in rows.items():
+        tv = row.get("time")
+        if tv is None:
+            continue
+        if name in suspects:
+            tv = confirmed(row, screen, conf, opts)
+        stage = "confirmed" if name in suspects else "interleaved"
+        add(row, "time", tv["verdict"], tv.get("text") or describe_time(tv, stage))
+        row["time"] = tv
+    budget = sorted(n for n, r in rows.items() if r.get("budget_suspect"))
+    for name in budget:
+        run_unbudgeted(rows[name], screen, arms, settings, opts, trials_dir, rng, log)
+
+
+def confirmed(row, screen, conf, opts):
+    """The time verdict of a suspect: regressed only when the confirmation's own samples say
+    so; otherwise the verdict of all samples pooled, a pooled 'regressed' made inconclusive."""
+    name = row["name"]
+    cb, ch = conf.values("base", name), conf.values("head", name)
+    tv = time_verdict(cb, ch, opts.min_effect)
+    if tv["verdict"] == "regressed":
+        return tv
+    pooled = time_verdict(screen.values("base", name) + cb, screen.values("head", name) + ch,
+                          opts.min_effect)
+    if pooled["verdict"] == "regressed":
+        pooled["verdict"] = "inconclusive"
+        pooled["text"] = "time: %s in the screening, not confirmed (%s)" % (
+            pct(row["time"]["ratio"]), describe_time(tv, "confirmation"))
+    return pooled
+
+
+def run_unbudgeted(row, screen, arms, settings, opts, trials_dir, rng, log):
+    """A size the base measured and the head skipped over the budget: two ABBA blocks of it
+    alone without the budget, each head process stopped after a time limit (a stopped run
+    counts as at least the limit); adds the time check."""
+    name = row["name"]
+    base_t = max(screen.real.get("base", {}).get(name, [0.0]))
+    limit = max(opts.censor_s, opts.censor_factor * base_t)
+    log("compare: %s: skipped over the budget by the head; measuring it without the budget, "
+        "interleaved (head runs stopped after %.1f s)" % (name, limit))
+    s = dict(settings, budget_s=1e9, min_time=1e-9, repetitions=1)
+    from .engine import names_filter
+    runs = Samples()
+    start = len(runs.processes)
+    interleaved(arms, s, names_filter([name]), 2, trials_dir, "unbudgeted", runs, rng, log,
+                timeout=limit)
+    stopped = [p for p in runs.processes[start:] if p["timed_out"] and p["label"] == "head"]
+    b = runs.values("base", name)
+    h = runs.values("head", name) + [limit / 2] * len(stopped)
+    tv = time_verdict(b, h, opts.min_effect)
+    how = "%d of %d head runs stopped after %.1f s" % (len(stopped), len(h), limit) \
+        if stopped else "measured without the budget"
+    tv["text"] = "time (head over the budget, %s): %s" % (how, describe_time(tv, "unbudgeted"))
+    row["time"] = tv
+    add(row, "time", tv["verdict"], tv["text"])
+
+
+def listed(binary, bfilter):
+    """The benchmark names hotbench lists for bfilter (--benchmark_list_tests: nothing runs)."""
+    p = subprocess.run([binary, "--hb_profile=full", "--benchmark_list_tests",
+                        "--benchmark_filter=" + bfilter], capture_output=True, text=True)
+    return set(p.stdout.split()) if p.returncode == 0 else set()
+
+
+def ir_selection(arms, manifest, opts):
+    """The callgrind selection: --ir-filter, else the manifest's gate.ir_select, narrowed to
+    the benchmarks --filter selects when one is given. None when it selects nothing."""
+    from ..gate.settings import selection_filter
+    from .engine import names_filter
+    if opts.ir_filter:
+        return opts.ir_filter
+    ir_filter = selection_filter(manifest, "ir_select")
+    if not ir_filter or not opts.filter:
+        return ir_filter
+    names = listed(arms[1].binary, ir_filter) & listed(arms[1].binary, opts.filter)
+    return names_filter(names) if names else None
+
+
+def instructions(rows, arms, settings, manifest, opts, out_dir, log):
+    """Each arm once under callgrind over the ir selection; adds the instructions check (or a
+    note that callgrind is unavailable)."""
+    ir_filter = ir_selection(arms, manifest, opts)
+    if not ir_filter:
+        return
+    counts = {}
+    logdir = os.path.join(out_dir, "trials")
+    os.makedirs(logdir, exist_ok=True)
+    for arm in arms:
+        s = dict(settings, ir_filter=ir_filter, env=dict(settings["env"], **arm.env))
+        log("compare: %s: instruction counts under callgrind" % arm.label)
+        ir = measure_instructions(arm.binary, logdir, s, {}, "-" + arm.label,
+                                  lambda m: None, run_cmd)
+        if "unavailable" in ir:
+            log("compare: no instruction counts: " + ir["unavailable"])
+            return
+        counts[arm.label] = ir["benchmarks"]
+    for name in sorted(set(counts["base"]) | set(counts["head"])):
+        b = counts["base"].get(name, {}).get("per_iteration")
+        h = counts["head"].get(name, {}).get("per_iteration")
+        iv = instructions_verdict(b, h, opts.ir_tolerance)
+        if iv is None:
+            continue
+        row = rows.setdefault(name, dict(name=name, family="", params=None, checks=[],
+                                         time=None, note=""))
+        row["instructions"] = iv
+        add(row, "instructions", iv["verdict"], "instructions: %s (%.4g -> %.4g per iteration)"
+            % (pct(iv["ratio"]), b, h))
+
+
+def fit_exponent(points):
+    """The slope k of log t = a + k log N over (N, t) points, or None for fewer than 3 sizes."""
+    if len({n for n, _ in points}) < 3:
+        return None
+    x = np.log([n for n, _ in points])
+    y = np.log([t for _, t in points])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def view_points(samples, label, family, view):
+    """{name: (N, [times])} of the benchmarks of family on the view, for arm label."""
+    out = {}
+    for name, fam in samples.family.items():
+        params = samples.params.get(name) or {}
+        if fam == family and in_view({"params": params}, view):
+            vals = samples.values(label, name)
+            if vals:
+                out[name] = (params[view["x"]], vals)
+    return out
+
+
+def complexity(rows, samples, manifest, opts, rise=0.3):
+    """Fits each strategy's exponent along each view per arm; an exponent higher by more than
+    rise in the head labels the regression of the strategy's largest size on the view (when
+    that size's time is regressed), else it is only noted there."""
+    for group, view in manifest.views():
+        if not view.get("items_per_x"):
+            continue
+        for s in group.get("strategies", []):
+            family = group["name"] + "/" + s["name"]
+            base = view_points(samples, "base", family, view)
+            head = view_points(samples, "head", family, view)
+            kb = fit_exponent([(n, t) for n, ts in base.values() for t in ts])
+            kh = fit_exponent([(n, t) for n, ts in head.values() for t in ts])
+            if kb is None or kh is None or kh - kb <= rise:
+                continue
+            largest = max(base, key=lambda n: base[n][0])
+            row = rows.get(largest)
+            text = "complexity: exponent along %s %.2f -> %.2f" % (view["x"], kb, kh)
+            if row and row.get("time") and row["time"]["verdict"] == "regressed":
+                add(row, "complexity", "regressed", text)
+            elif row:
+                row["note"] = (row["note"] + "; " if row["note"] else "") + text + \
+                    " (no size confirmed slower)"
+
+
+def finish(rows):
+    """The rows as a list in verdict order (ORDER), then by name; each with its verdict and
+    check (verdicts.combine) and its medians."""
+    out = []
+    for row in rows.values():
+        combine(row)
+        tv = row.get("time") or {}
+        row["ratio"], row["ci"], row["p"] = tv.get("ratio"), tv.get("ci"), tv.get("p")
+        row["n_base"], row["n_head"] = tv.get("n_base"), tv.get("n_head")
+        if tv.get("base_s") or tv.get("head_s"):
+            row["base_s"], row["head_s"] = tv.get("base_s"), tv.get("head_s")
+        row.pop("suspect", None)
+        row.pop("budget_suspect", None)
+        out.append(row)
+    out.sort(key=lambda r: (ORDER.index(r["verdict"]), r["name"]))
+    return out

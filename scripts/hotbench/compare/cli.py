@@ -1,0 +1,171 @@
+"""compare.py - compare two revisions of hotbench on this machine, interleaved.
+
+    scripts/compare.py --base REV [--head REV] [--filter ERE]    (make compare BASE=... HEAD=...)
+    scripts/compare.py --ci                                       (make bench-ci)
+    scripts/compare.py --build DIR --head-env HB_INJECT=growth    (one binary, two environments)
+
+Builds each revision once (build-rev/<commit>/, cached; the head defaults to the working tree),
+runs the same benchmarks from both in randomized ABBA blocks of short processes, confirms every
+suspected slowdown in a second set of interleaved blocks, counts instructions of both under
+callgrind, fits both builds' complexity, and prints per benchmark head/base of the CPU time with
+its 95% interval, a verdict and the check that decided (docs/compare.md).
+"""
+
+import argparse
+import datetime
+import os
+import sys
+
+from . import accepted, table
+from .arms import Arm
+from .engine import Options, run_compare
+from .errors import die
+from .revisions import WORKTREE, BuildError, build, git, resolve
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+EPILOG = ("Exit status: 0 no confirmed regression; 1 a confirmed regression or a verification "
+          "failure in the head; 2 a usage or run error; 3 a revision failed to build. "
+          "Intended slowdowns: results/accepted-slowdowns.tsv (docs/compare.md).")
+
+
+def env_pairs(items, opt):
+    out = {}
+    for it in items or []:
+        if "=" not in it or not it.split("=", 1)[0]:
+            die("%s wants VAR=VALUE, not %r" % (opt, it))
+        k, v = it.split("=", 1)
+        out[k] = v
+    return out
+
+
+def ci_base(log):
+    """make bench-ci's base: $HB_BASE, else the first parent of HEAD; None on a history of one
+    commit."""
+    rev = os.environ.get("HB_BASE") or None
+    if rev:
+        log("compare: base from $HB_BASE: %s" % rev)
+        return rev
+    parent = git(ROOT, "rev-parse", "--verify", "--quiet", "HEAD^1")
+    if parent:
+        log("compare: base: HEAD's first parent %s (set HB_BASE to a pull request's base)" %
+            parent[:12])
+    return parent
+
+
+def arms_from(args, log):
+    """(base Arm, head Arm), building the revisions; exits 3 when a build fails."""
+    benv, henv = env_pairs(args.base_env, "--base-env"), env_pairs(args.head_env, "--head-env")
+    if args.build:
+        binary = os.path.join(args.build, "hotbench")
+        if not os.access(binary, os.X_OK):
+            die("%s is not an executable hotbench" % binary)
+        return Arm("base", binary, benv, rev=args.build), Arm("head", binary, henv, rev=args.build)
+    base_c, head_c = resolve(ROOT, args.base), resolve(ROOT, args.head)
+    try:
+        bb = build(ROOT, base_c, args.hooks, log)
+        hb = head_build(args) if args.head_build else build(ROOT, head_c, args.hooks, log)
+    except BuildError as e:
+        die(str(e), code=3)
+    return (Arm("base", bb, benv, base_c, args.base), Arm("head", hb, henv, head_c,
+                                                         args.head or WORKTREE))
+
+
+def head_build(args):
+    """--head-build DIR: the working tree's hotbench already built there (make bench-ci's
+    build-ci)."""
+    if args.head:
+        die("--head-build is the working tree's build: give --head or --head-build, not both")
+    binary = os.path.join(args.head_build, "hotbench")
+    if not os.access(binary, os.X_OK):
+        die("%s is not an executable hotbench (make build-ci builds it)" % binary)
+    return binary
+
+
+def options(args):
+    kw = dict(filter=args.filter, ir_filter=args.ir_filter, blocks=args.rounds,
+              confirm_blocks=args.confirm_rounds, min_time=args.min_time,
+              repetitions=args.repetitions,
+              min_effect=args.min_effect, ir_tolerance=args.ir_tolerance,
+              max_iteration_s=args.max_iteration, instructions=not args.no_instructions,
+              complexity=not args.no_complexity, seed=args.seed)
+    if args.budget_s is not None:
+        kw["budget_s"] = args.budget_s
+    for k in ("blocks", "confirm_blocks", "repetitions"):
+        if kw[k] < 1:
+            die("--rounds, --confirm-rounds and --repetitions want at least 1")
+    return Options(**kw)
+
+
+def fallback_gate(args):
+    """A history of one commit: today's committed-baseline gate (scripts/gate.py ci)."""
+    print("compare: no base revision (a history of one commit and no $HB_BASE): falling back "
+          "to the committed baseline's gate (scripts/gate.py ci); its speed verdicts are "
+          "relative to another machine", flush=True)
+    from ..gate.cli import main as gate_main
+    return gate_main(["ci", "--build", os.path.join(ROOT, "build-ci")])
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    log = lambda m: print(m, flush=True)
+    if args.ci and not args.base and not args.build:
+        args.base = ci_base(log)
+        if not args.base:
+            return fallback_gate(args)
+    if not args.base and not args.build:
+        die("give --base REV (or --build DIR to compare one binary in two environments)")
+    out = args.out or os.path.join(ROOT, "results", "runs", datetime.datetime.now(
+        datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-compare")
+    os.makedirs(out, exist_ok=True)
+    base, head = arms_from(args, log)
+    lines = accepted.applicable(ROOT, base.commit, head.commit) if not args.build else []
+    result = run_compare(base, head, options(args), out, log)
+    accepted.apply(result.rows, lines)
+    result.recount()
+    table.write(result, out)
+    print("\n".join(table.lines(result)))
+    print("compare: wrote %s/: compare.json, compare.md (this table), bmf.json, trials/" %
+          os.path.relpath(out, os.getcwd()))
+    return result.exit_code
+
+
+def parser():
+    ap = argparse.ArgumentParser(prog="compare.py", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=EPILOG)
+    o = Options()
+    a = ap.add_argument
+    a("--base", help="the base revision (any git revision)")
+    a("--head", help="the head revision (default: the working tree, uncommitted changes too)")
+    a("--ci", action="store_true", help="make bench-ci: base = $HB_BASE, else HEAD's first "
+      "parent; with neither, the committed-baseline gate (scripts/gate.py ci)")
+    a("--build", help="compare DIR/hotbench with itself (arms differ by --base-env/--head-env)")
+    a("--head-build", metavar="DIR", help="the working tree's hotbench already built in DIR "
+      "(instead of building build-rev/worktree/)")
+    a("--hooks", action="store_true", help="build with -DHB_TEST_HOOKS=ON (test injections)")
+    a("--base-env", action="append", metavar="VAR=VALUE", help="environment of the base's runs")
+    a("--head-env", action="append", metavar="VAR=VALUE", help="environment of the head's runs")
+    a("--filter", help="the benchmarks (a --benchmark_filter; default: the manifest's "
+      "gate.select)")
+    a("--ir-filter", help="the benchmarks counted under callgrind (default: gate.ir_select)")
+    a("--rounds", type=int, default=o.blocks, help="ABBA blocks of the screening, 4 processes "
+      "each (default %(default)s)")
+    a("--confirm-rounds", type=int, default=o.confirm_blocks, help="ABBA blocks confirming the "
+      "suspects (default %(default)s)")
+    a("--min-time", type=float, default=o.min_time, help="--benchmark_min_time of each process "
+      "(default %(default)s s)")
+    a("--repetitions", type=int, default=o.repetitions, help="repetitions of each benchmark in "
+      "a process; the process's sample is the least (default %(default)s)")
+    a("--budget-s", type=float, help="--hb_budget (default %g s)" % o.budget_s)
+    a("--min-effect", type=float, default=o.min_effect, help="smallest time change called a "
+      "regression (default %(default)s)")
+    a("--ir-tolerance", type=float, default=o.ir_tolerance, help="smallest instruction change "
+      "called a regression (default %(default)s)")
+    a("--max-iteration", type=float, default=o.max_iteration_s, help="leave out benchmarks "
+      "slower than this per iteration after the first block (default %(default)s s)")
+    a("--no-instructions", action="store_true", help="skip the callgrind counts")
+    a("--no-complexity", action="store_true", help="skip the exponent fits")
+    a("--seed", type=int, help="seed of the ABBA orders (default: random)")
+    a("--out", help="output folder (default results/runs/<UTC>-compare/)")
+    return ap

@@ -1,0 +1,170 @@
+"""engine - the compare of two arms (base, head) on this machine, in four steps:
+  1. screening: a probe (one process of the base, one iteration of each benchmark of the
+     selection: the manifest's gate.select unless --filter) fixes the benchmarks, those under
+     the time cap per iteration; then ABBA blocks of processes, each process a few repetitions
+     of every benchmark (trials.py);
+  2. confirmation: the suspects of step 1 (time regressed; or measured by the base and skipped
+     over the budget by the head) in a second, independent set of interleaved blocks, alone;
+  3. instructions: each arm once under callgrind over the manifest's gate.ir_select
+     (deterministic counts);
+  4. complexity: each strategy's exponent fitted along each view of the manifest, per arm; a
+     higher exponent labels a regression of its largest size, and never decides alone.
+Verification runs first in every process (hotbench's harness): a benchmark that fails it in the
+head fails the compare. Verdicts: verdicts.py.
+"""
+
+import os
+import random
+import re
+import time
+
+from ..manifest import Manifest, ManifestError
+from ..gate.settings import SETTINGS, ere_escape, selection_filter
+from . import checks
+from .errors import die
+from .trials import RunFailed, Samples, interleaved, run_process
+
+
+class Options:
+    """The compare's settings; every field has a default and a command-line option (cli.py).
+    filter/ir_filter: google-benchmark regexes (None: the manifest's gate selection);
+    blocks: ABBA blocks of the screening (4 processes each); confirm_blocks: of the
+    confirmation; min_time: --benchmark_min_time (s) and repetitions: --hb_repetitions of each
+    benchmark in a process (its sample is the least); budget_s: --hb_budget (s);
+    max_iteration_s: a benchmark slower than this per iteration in the base's first process is
+    left out of the later blocks (listed as not measured); min_effect: the smallest time change
+    called a regression (fraction); ir_tolerance: the same for instructions; instructions,
+    complexity: run those checks; censor_s: the least time a head run of a size it skipped is
+    allowed before it is stopped (and at least censor_factor times the base's time);
+    seed: the ABBA orders' random seed (None: from the clock)."""
+
+    def __init__(self, **kw):
+        self.filter = None
+        self.ir_filter = None
+        self.blocks = 3
+        self.confirm_blocks = 3
+        self.min_time = 0.01
+        self.repetitions = 2
+        self.budget_s = SETTINGS["budget_s"]
+        self.max_iteration_s = 0.5
+        self.min_effect = 0.02
+        self.ir_tolerance = 0.02
+        self.instructions = True
+        self.complexity = True
+        self.censor_s = 3.0
+        self.censor_factor = 20.0
+        self.seed = None
+        for k, v in kw.items():
+            if not hasattr(self, k):
+                raise TypeError("unknown option %r" % k)
+            setattr(self, k, v)
+
+    def settings(self):
+        """The settings of a process (trials.command): profile, budget, min_time, env."""
+        return dict(profile=SETTINGS["profile"], budget_s=self.budget_s, min_time=self.min_time,
+                    repetitions=self.repetitions, env=dict(SETTINGS["env"]))
+
+
+class Result:
+    """rows: one dict per benchmark (name, family, verdict, check, ratio, ci, p, base_s,
+    head_s, n_base, n_head, instructions, note); summary: {verdict: count}; duration_s;
+    exit_code: 1 when any row is regressed or failed, else 0; base, head: the arms."""
+
+    def __init__(self, base, head, rows, duration_s, settings):
+        self.base, self.head, self.rows = base, head, rows
+        self.duration_s = duration_s
+        self.settings = settings
+        self.recount()
+
+    def recount(self):
+        """summary and exit_code from the rows' verdicts (after a change of them)."""
+        self.summary = {}
+        for r in self.rows:
+            self.summary[r["verdict"]] = self.summary.get(r["verdict"], 0) + 1
+        self.exit_code = 1 if self.summary.get("regressed") or self.summary.get("failed") else 0
+
+
+def load_manifest(head, base):
+    """The head's manifest (the base's when the head has none); exits 2 when neither has one."""
+    for arm in (head, base):
+        try:
+            return Manifest.from_binary(arm.binary)
+        except ManifestError as e:
+            err = e
+    die("neither hotbench describes its cases (--hb_manifest): %s" % err)
+
+
+def names_filter(names):
+    """The google-benchmark regex selecting exactly these benchmark names."""
+    return "^(" + "|".join(ere_escape(n) for n in sorted(names)) + ")$"
+
+
+def probe(base, settings, bfilter, trials_dir, opts, log):
+    """One process of the base over the selection, one iteration of each benchmark: the
+    benchmarks of the compare are those it measured at no more than max_iteration_s per
+    iteration. Returns (names, left out {name: why}, the probe's Samples)."""
+    log("compare: probing the selection with the base (one iteration each)")
+    s = dict(settings, min_time=1e-9, repetitions=1)
+    first = Samples()
+    interleaved_one(base, s, bfilter, trials_dir, first)
+    names, out = set(), {}
+    for name, vals in first.real.get("base", {}).items():
+        if min(vals) > opts.max_iteration_s:
+            out[name] = "%.2f s per iteration: over the compare's cap of %g s (--max-iteration)" \
+                        % (min(vals), opts.max_iteration_s)
+        else:
+            names.add(name)
+    for name, vals in first.skipped.get("base", {}).items():
+        out[name] = "skipped by the base over the budget (%s)" % checks.predicted(vals)
+    log("compare: %d benchmark(s) measured, %d over %g s per iteration left out, %d skipped by "
+        "the base" % (len(names) + len(out), len(out), opts.max_iteration_s,
+                      len(first.skipped.get("base", {}))))
+    return names, out, first
+
+
+def interleaved_one(arm, settings, bfilter, trials_dir, samples):
+    """One process of arm into samples (the probe); raises RunFailed."""
+    os.makedirs(trials_dir, exist_ok=True)
+    path = os.path.join(trials_dir, "probe-%s.json" % arm.label)
+    run, rc, secs, _ = run_process(arm, settings, bfilter, path)
+    if run is None:
+        raise RunFailed("%s's hotbench failed (exit %s); its output: %s" % (
+            arm.label, rc, path[:-len(".json")] + ".log"))
+    samples.add(arm.label, run)
+
+
+def run_compare(base, head, opts, out_dir, log=print):
+    """Compares arm head with arm base (arms.Arm) with Options opts, writing every process's
+    JSON and log under out_dir/trials/. Returns a Result. Exits 2 on a usage error; a
+    hotbench process that fails (crash, no JSON) stops the compare with exit 2."""
+    t0 = time.monotonic()
+    manifest = load_manifest(head, base)
+    settings = opts.settings()
+    bfilter = opts.filter or selection_filter(manifest, "select")
+    if not bfilter:
+        die("no group of the manifest selects anything for the gate (gate.select); give --filter")
+    rng = random.Random(opts.seed)
+    trials_dir = os.path.join(out_dir, "trials")
+    screen = Samples()
+    try:
+        names, left_out, first = probe(base, settings, bfilter, trials_dir, opts, log)
+        screen.family.update(first.family)
+        screen.params.update(first.params)
+        if not names:
+            die("the base measured none of the selected benchmarks (%s); see %s" % (
+                bfilter, trials_dir))
+        log("compare: screening: %d benchmarks, %d ABBA block(s) of base and head, %d x %g s "
+            "per benchmark and process" % (len(names), opts.blocks, opts.repetitions,
+                                            opts.min_time))
+        interleaved((base, head), settings, names_filter(names), opts.blocks, trials_dir,
+                    "screen", screen, rng, log)
+        rows = checks.screen_rows(screen, opts, left_out)
+        checks.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng, log)
+    except RunFailed as e:
+        die(str(e))
+    if opts.instructions:
+        checks.instructions(rows, (base, head), settings, manifest, opts, out_dir, log)
+    if opts.complexity:
+        checks.complexity(rows, screen, manifest, opts)
+    rows = checks.finish(rows)
+    return Result(base, head, rows, time.monotonic() - t0, dict(settings, filter=bfilter))

@@ -1,0 +1,106 @@
+"""table - the compare's outputs: the table on the console (and compare.md), compare.json
+(schema hotbench-compare/1, docs/compare.md) and bmf.json (Bencher Metric Format: the head's
+CPU time, the ratio head/base with its interval, instructions)."""
+
+import json
+import math
+
+from ..units import fmt_time
+from .verdicts import pct
+
+SCHEMA = "hotbench-compare/1"
+
+
+def ci_text(ci):
+    if not ci:
+        return ""
+    lo, hi = ci
+    return "[%s, %s]" % (pct(lo), pct(hi))
+
+
+def lines(result):
+    """The table's lines: a header, one line per benchmark (REGRESSED/FAILED lines first, each
+    naming the check that decided), the summary."""
+    out = ["compare: base %s vs head %s, CPU time per iteration (median of the runs), change "
+           "= head/base - 1 with its 95%% interval" % (rev_text(result.base),
+                                                       rev_text(result.head)), ""]
+    out.append("%-66s %9s %9s %7s %17s %7s  %-12s %s" % (
+        "benchmark", "base", "head", "change", "95% CI", "instr", "verdict", "check"))
+    for r in result.rows:
+        lead = {"regressed": "REGRESSED ", "failed": "FAILED "}.get(r["verdict"], "")
+        if lead:
+            out.append("%s%s [%s]" % (lead, r["name"], r["check"]))
+            continue
+        note = ("  (%s)" % r["note"]) if r.get("note") else ""
+        ir = r.get("instructions")
+        out.append("%-66s %9s %9s %7s %17s %7s  %-12s %s%s" % (
+            r["name"], fmt_s(r.get("base_s")), fmt_s(r.get("head_s")),
+            pct(r["ratio"]) if r.get("ratio") else "", ci_text(r.get("ci")),
+            pct(ir["ratio"]) if ir else "", r["verdict"], r["check"], note))
+    out.append("")
+    out.append("verdict: " + ", ".join("%d %s" % (result.summary.get(v, 0), v) for v in
+                                       ("regressed", "failed", "accepted", "improved",
+                                        "inconclusive", "same", "not-measured")
+                                       if result.summary.get(v)) +
+               " (%.1f minutes)" % (result.duration_s / 60))
+    return out
+
+
+def fmt_s(s):
+    return fmt_time(s) if s else ""
+
+
+def rev_text(arm):
+    env = " ".join("%s=%s" % kv for kv in sorted(arm.env.items()))
+    what = (arm.commit or "")[:12] if arm.commit and arm.commit != "worktree" else \
+        (arm.commit or arm.binary)
+    return "%s%s" % (what, " (%s)" % env if env else "")
+
+
+def clean(x):
+    """JSON without NaN or Infinity: non-finite floats become None."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [clean(v) for v in x]
+    return x
+
+
+def to_json(result):
+    """compare.json's document."""
+    keep = ("name", "family", "params", "verdict", "check", "ratio", "ci", "p", "base_s",
+            "head_s", "n_base", "n_head", "instructions", "note")
+    return clean(dict(schema=SCHEMA, base=result.base.describe(), head=result.head.describe(),
+                      settings=result.settings, duration_s=round(result.duration_s, 1),
+                      summary=result.summary, exit_code=result.exit_code,
+                      rows=[{k: r.get(k) for k in keep} for r in result.rows]))
+
+
+def bmf(result):
+    """Bencher Metric Format: {benchmark: {measure: {value, lower_value, upper_value}}}."""
+    doc = {}
+    for r in result.rows:
+        m = {}
+        if r.get("head_s"):
+            m["cpu_time"] = {"value": r["head_s"] * 1e9}
+        if r.get("ratio") and r.get("ci") and all(map(math.isfinite, [r["ratio"]] + r["ci"])):
+            m["ratio"] = {"value": r["ratio"], "lower_value": r["ci"][0],
+                          "upper_value": r["ci"][1]}
+        if r.get("instructions"):
+            m["instructions"] = {"value": r["instructions"]["head"]}
+        if m:
+            doc[r["name"]] = m
+    return doc
+
+
+def write(result, out_dir):
+    """Writes compare.json, compare.md and bmf.json into out_dir."""
+    import os
+    with open(os.path.join(out_dir, "compare.json"), "w") as f:
+        json.dump(to_json(result), f, indent=1, allow_nan=False)
+    with open(os.path.join(out_dir, "compare.md"), "w") as f:
+        f.write("```\n" + "\n".join(lines(result)) + "\n```\n")
+    with open(os.path.join(out_dir, "bmf.json"), "w") as f:
+        json.dump(clean(bmf(result)), f, indent=1, allow_nan=False)

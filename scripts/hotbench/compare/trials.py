@@ -1,0 +1,120 @@
+"""trials - interleaved trials: the base's and the head's hotbench run as short processes in
+randomized ABBA blocks (base, head, head, base or head, base, base, head, the order drawn per
+block), every process one repetition of every selected benchmark, so that a drift of the
+machine (another job starting, the CPU's clock, the page cache) hits both sides alike and
+every process is one sample of each benchmark (randomized multiple interleaved trials: Abedi and
+Brecht, ICPE 2017). Each process keeps its google-benchmark JSON and console output.
+"""
+
+import os
+import subprocess
+import time
+
+from ..runjson import Run
+
+
+class Samples:
+    """What the processes measured, per arm label ("base", "head"):
+    cpu[label][name]      CPU seconds per iteration, one value per process: the least of its
+                          repetitions (another job's interference only ever adds time)
+    real[label][name]     real seconds per iteration, likewise
+    skipped[label][name]  the predicted seconds (or None) of each process that skipped it
+    failed[label][name]   the message of a verification failure or error
+    family[name]          "<group>/<strategy>"; params[name] its arguments
+    processes             one dict per process: label, block, seconds, rc, json, timed_out."""
+
+    def __init__(self):
+        self.cpu, self.real, self.skipped, self.failed = {}, {}, {}, {}
+        self.family, self.params, self.processes = {}, {}, []
+        self.context = {}
+
+    def add(self, label, run):
+        """Adds one process's Run."""
+        self.context.setdefault(label, run.context)
+        best = {}
+        for r in run.rows:
+            self._note(r)
+            cpu, real = best.get(r["name"], (float("inf"), float("inf")))
+            best[r["name"]] = (min(cpu, r["cpu"]), min(real, r["t"]))
+        for name, (cpu, real) in best.items():
+            self.cpu.setdefault(label, {}).setdefault(name, []).append(cpu)
+            self.real.setdefault(label, {}).setdefault(name, []).append(real)
+        for r in run.skipped:
+            self._note(r)
+            self.skipped.setdefault(label, {}).setdefault(r["name"], []).append(
+                r.get("predicted_s"))
+        for r in run.failed:
+            self._note(r)
+            self.failed.setdefault(label, {})[r["name"]] = r["message"]
+
+    def _note(self, r):
+        self.family[r["name"]] = r["family"] + "/" + r["strategy"]
+        self.params[r["name"]] = r["params"]
+
+    def values(self, label, name, metric="cpu"):
+        return getattr(self, metric).get(label, {}).get(name, [])
+
+
+def command(binary, settings, bfilter, out_json):
+    """hotbench's command line for one process: settings["repetitions"] (default 1) of each of
+    bfilter's benchmarks, back to back."""
+    return [binary, "--hb_profile=" + settings["profile"], "--hb_budget=%g" % settings["budget_s"],
+            "--hb_repetitions=%d" % settings.get("repetitions", 1), "--benchmark_min_time=%g" % settings["min_time"],
+            "--benchmark_filter=" + bfilter, "--benchmark_out=" + out_json,
+            "--benchmark_out_format=json"]
+
+
+def run_process(arm, settings, bfilter, out_json, timeout=None):
+    """Runs one process of arm over bfilter; (Run or None, exit status, seconds, timed out).
+    The environment: ours, the settings' (glibc's malloc thresholds), then the arm's."""
+    env = dict(os.environ)
+    env.update(settings.get("env", {}))
+    env.update(arm.env)
+    cmd = command(arm.binary, settings, bfilter, out_json + ".tmp")
+    t0 = time.monotonic()
+    with open(out_json[:-len(".json")] + ".log", "w") as logf:
+        logf.write(" ".join("%s=%s" % kv for kv in sorted(arm.env.items())) + " " +
+                   " ".join(cmd) + "\n")
+        logf.flush()
+        try:
+            rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
+                                 timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None, None, time.monotonic() - t0, True
+    seconds = time.monotonic() - t0
+    if rc not in (0, 1) or not os.path.exists(out_json + ".tmp"):
+        return None, rc, seconds, False
+    os.replace(out_json + ".tmp", out_json)
+    return Run(out_json), rc, seconds, False
+
+
+class RunFailed(Exception):
+    """A process failed (crashed, or wrote no JSON); the message names its log."""
+
+
+def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log, timeout=None):
+    """Runs blocks ABBA blocks of arms (base, head) over bfilter into out_dir/<tag>-<n>-<label>
+    .json, adding to samples. A process over timeout seconds is recorded as timed out (its
+    benchmarks get no value). Raises RunFailed when a process fails."""
+    os.makedirs(out_dir, exist_ok=True)
+    base, head = arms
+    n = len(samples.processes)
+    total = blocks * 4
+    for b in range(blocks):
+        order = [base, head, head, base] if rng.random() < 0.5 else [head, base, base, head]
+        for i, arm in enumerate(order):
+            k = b * 4 + i + 1
+            path = os.path.join(out_dir, "%s-%03d-%s.json" % (tag, n + k, arm.label))
+            run, rc, secs, timed_out = run_process(arm, settings, bfilter, path, timeout)
+            samples.processes.append(dict(label=arm.label, block=b + 1, tag=tag, rc=rc,
+                                          seconds=round(secs, 3), json=path,
+                                          timed_out=timed_out))
+            if timed_out:
+                log("compare: %s %d/%d %s: over %.1f s, stopped" % (tag, k, total, arm.label,
+                                                                   timeout))
+                continue
+            if run is None:
+                raise RunFailed("%s's hotbench failed (exit %s); its output: %s" % (
+                    arm.label, rc, path[:-len(".json")] + ".log"))
+            samples.add(arm.label, run)
+            log("compare: %s %d/%d %s %.1f s" % (tag, k, total, arm.label, secs))

@@ -1,0 +1,92 @@
+"""verdicts - what each check says of one benchmark, from the interleaved samples.
+
+time (CPU seconds per iteration; hotbench's cpu_time):
+    the ratio head/base is the Hodges-Lehmann estimate over the processes, with its 95%
+    distribution-free interval (rankstats.shift). With e the smallest effect that counts
+    (--min-effect, default 2%):
+      regressed     the interval lies above 1 (significant) and the estimate above 1 + e; in the
+                    screening trials this makes a suspect only, and the verdict needs the same
+                    from a second, independent set of interleaved trials of the suspects alone;
+      improved      the interval lies below 1 and the estimate below 1 / (1 + e);
+      same          the interval lies inside [1 / (1 + e), 1 + e]: no change of e or more;
+      inconclusive  anything else: the noise of this machine hides whether there is one.
+instructions (callgrind, deterministic): the ratio of instructions per iteration; regressed
+    above 1 + --ir-tolerance (default 2%), improved below its inverse, same between.
+Predicted times (a size skipped over --hb_budget) are shown and never decide: a size the base
+measured and the head skipped is run again, interleaved, without the budget, the head's runs
+stopped after a time limit; a stopped run counts as at least that limit (a right-censored value,
+ranked above every finite one).
+"""
+
+import math
+
+import numpy as np
+
+from .rankstats import shift
+
+ORDER = ["failed", "regressed", "accepted", "improved", "inconclusive", "same", "not-measured"]
+
+
+def time_verdict(base, head, min_effect, conf=0.95):
+    """{verdict, ratio, ci, p, n_base, n_head, base_s, head_s (the medians)} for two samples of
+    positive seconds."""
+    out = dict(n_base=len(base), n_head=len(head),
+               base_s=float(np.median(base)) if len(base) else None,
+               head_s=float(np.median(head)) if len(head) else None)
+    if len(base) < 2 or len(head) < 2:
+        out.update(verdict="inconclusive", ratio=None, ci=None, p=None,
+                   why="fewer than 2 runs on a side")
+        return out
+    ratio, lo, hi, p = shift(base, head, conf)
+    out.update(ratio=ratio, ci=[lo, hi], p=p)
+    up = 1.0 + min_effect
+    if lo > 1.0 and ratio > up:
+        out["verdict"] = "regressed"
+    elif hi < 1.0 and ratio < 1.0 / up:
+        out["verdict"] = "improved"
+    elif lo >= 1.0 / up and hi <= up:
+        out["verdict"] = "same"
+    else:
+        out["verdict"] = "inconclusive"
+    return out
+
+
+def instructions_verdict(base, head, tolerance):
+    """{verdict, ratio, base, head} for instructions per iteration (None when either is
+    missing)."""
+    if not base or not head:
+        return None
+    ratio = head / base
+    v = "regressed" if ratio > 1 + tolerance else \
+        "improved" if ratio < 1 / (1 + tolerance) else "same"
+    return dict(verdict=v, ratio=ratio, base=base, head=head)
+
+
+def pct(ratio):
+    return "%+.1f%%" % ((ratio - 1) * 100) if ratio is not None and math.isfinite(ratio) \
+        else "n/a"
+
+
+def describe_time(tv, stage):
+    """The check's text: 'time (stage): +5.1% [+3.2%, +7.0%]'."""
+    if tv.get("ratio") is None:
+        return "time (%s): %s" % (stage, tv.get("why", "not measured"))
+    lo, hi = tv["ci"]
+    return "time (%s): %s [%s, %s], %d/%d runs" % (stage, pct(tv["ratio"]), pct(lo), pct(hi),
+                                                  tv["n_base"], tv["n_head"])
+
+
+def combine(row):
+    """The row's verdict from its checks (row["checks"]: dicts kind, verdict, text): failed or
+    regressed if any check says so, else improved if any, else what the time check says, else
+    the first check's verdict; row["check"] names the checks that decided."""
+    checks = row["checks"]
+    for v in ("failed", "regressed", "improved"):
+        hit = [c for c in checks if c["verdict"] == v]
+        if hit:
+            break
+    else:
+        hit = [c for c in checks if c["kind"] == "time"] or checks[:1]
+    row["verdict"] = hit[0]["verdict"] if hit else "not-measured"
+    row["check"] = "; ".join(c["text"] for c in hit) if hit else "not measured"
+    return row

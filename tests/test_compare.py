@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""test_compare.py - the compare's statistics and decisions (scripts/hotbench/compare/), on
+made-up samples: the Mann-Whitney interval ranks against published critical values, the
+Hodges-Lehmann estimate, each verdict, the confirmation rule, censored runs, intended slowdowns
+accepted only inside base..head, and JSON without NaN. Correctness only, never timings."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
+
+import numpy as np  # noqa: E402
+
+from hotbench.compare import accepted, rankstats, table  # noqa: E402
+from hotbench.compare.arms import Arm  # noqa: E402
+from hotbench.compare.checks import confirmed  # noqa: E402
+from hotbench.compare.engine import Options, Result  # noqa: E402
+from hotbench.compare.trials import Samples  # noqa: E402
+from hotbench.compare.verdicts import instructions_verdict, time_verdict  # noqa: E402
+
+
+class RankStats(unittest.TestCase):
+    def test_interval_ranks_match_the_tables(self):
+        # two-sided 5% critical values of U (Hollander-Wolfe table A.6 / any U table):
+        # n=m=4: 0 -> k=1; n=m=6: 5 -> k=6; n=m=8: 13 -> k=14; n=m=10: 23 -> k=24
+        for n, k in ((4, 1), (6, 6), (8, 14), (10, 24)):
+            self.assertEqual(rankstats.ci_rank(n, n, 0.95), k, n)
+        self.assertEqual(rankstats.ci_rank(2, 2, 0.95), 0)  # too small for any interval
+
+    def test_u_distribution_sums_to_the_orderings(self):
+        from math import comb
+        for n, m in ((3, 5), (6, 6), (7, 4)):
+            self.assertEqual(sum(rankstats.u_counts(n, m)), comb(n + m, n))
+
+    def test_hodges_lehmann_of_a_pure_shift(self):
+        base = [1.0, 1.1, 1.2, 1.3, 1.4, 1.5]
+        ratio, lo, hi, p = rankstats.shift(base, [x * 1.25 for x in base])
+        self.assertAlmostEqual(ratio, 1.25, places=9)
+        self.assertLess(lo, 1.25)
+        self.assertGreater(hi, 1.25)
+
+    def test_separated_samples_are_significant(self):
+        ratio, lo, hi, p = rankstats.shift([1, 1.01, 0.99, 1.02], [2, 2.1, 1.9, 2.05])
+        self.assertGreater(lo, 1.0)
+        self.assertAlmostEqual(p, 2 / 70, places=6)  # the exact two-sided p of 4 vs 4
+
+    def test_censored_runs_rank_above(self):
+        ratio, lo, hi, p = rankstats.shift([1, 1.1, 0.9, 1.05], [5.0] * 4)
+        self.assertGreater(lo, 4.0)  # the limit over the base's largest: a lower bound
+
+    def test_coverage_is_near_95_percent(self):
+        rng = np.random.default_rng(7)
+        cover = 0
+        for _ in range(1000):
+            b = np.exp(rng.normal(0, 0.05, 6))
+            h = 1.1 * np.exp(rng.normal(0, 0.05, 6))
+            _, lo, hi, _ = rankstats.shift(b, h)
+            cover += lo <= 1.1 <= hi
+        self.assertGreater(cover, 930)
+
+
+class Verdicts(unittest.TestCase):
+    base = [1.00, 1.01, 0.99, 1.00, 1.02, 0.98]
+
+    def v(self, head, e=0.02):
+        return time_verdict(self.base, head, e)["verdict"]
+
+    def test_each_verdict(self):
+        self.assertEqual(self.v([x * 1.10 for x in self.base]), "regressed")
+        self.assertEqual(self.v([x * 0.90 for x in self.base]), "improved")
+        tight = [1.0 + i * 1e-3 for i in range(6)]
+        self.assertEqual(time_verdict(tight, [x * 1.001 for x in tight], 0.02)["verdict"], "same")
+        self.assertEqual(self.v([0.8, 1.3, 0.9, 1.2, 1.0, 1.1]), "inconclusive")
+
+    def test_a_significant_change_under_the_minimum_effect_is_not_a_regression(self):
+        tight = [1.0 + i * 1e-4 for i in range(6)]
+        self.assertNotEqual(time_verdict(tight, [x * 1.01 for x in tight], 0.02)["verdict"],
+                            "regressed")
+
+    def test_too_few_runs(self):
+        self.assertEqual(time_verdict([1.0], [2.0], 0.02)["verdict"], "inconclusive")
+
+    def test_instructions(self):
+        self.assertEqual(instructions_verdict(100, 103, 0.02)["verdict"], "regressed")
+        self.assertEqual(instructions_verdict(100, 101, 0.02)["verdict"], "same")
+        self.assertEqual(instructions_verdict(100, 90, 0.02)["verdict"], "improved")
+        self.assertIsNone(instructions_verdict(None, 90, 0.02))
+
+    def test_a_suspect_needs_the_confirmation(self):
+        name = "g/s/size:1/real_time"
+        screen, conf = Samples(), Samples()
+        screen.cpu = {"base": {name: self.base}, "head": {name: [x * 1.1 for x in self.base]}}
+        row = {"name": name, "time": time_verdict(self.base, screen.cpu["head"][name], 0.02)}
+        self.assertEqual(row["time"]["verdict"], "regressed")
+        conf.cpu = {"base": {name: self.base}, "head": {name: list(self.base)}}
+        tv = confirmed(row, screen, conf, Options())
+        self.assertNotEqual(tv["verdict"], "regressed")
+        conf.cpu["head"][name] = [x * 1.1 for x in self.base]
+        self.assertEqual(confirmed(row, screen, conf, Options())["verdict"], "regressed")
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+class Accepted(unittest.TestCase):
+    def setUp(self):
+        self.repo = tempfile.mkdtemp(prefix="hb-accept-")
+        git(self.repo, "init", "-q")
+        git(self.repo, "config", "user.email", "t@example.org")
+        git(self.repo, "config", "user.name", "t")
+        self.commits = []
+        for i in range(3):
+            with open(os.path.join(self.repo, "f"), "w") as f:
+                f.write(str(i))
+            git(self.repo, "add", "f")
+            git(self.repo, "commit", "-qm", "c%d" % i)
+            self.commits.append(git(self.repo, "rev-parse", "HEAD"))
+
+    def tearDown(self):
+        subprocess.run(["rm", "-rf", self.repo])
+
+    def write(self, text):
+        os.makedirs(os.path.join(self.repo, "results"), exist_ok=True)
+        with open(os.path.join(self.repo, accepted.PATH), "w") as f:
+            f.write(text)
+
+    def test_applies_inside_base_to_head_only(self):
+        c0, c1, c2 = self.commits
+        self.write("# benchmark\trevision\treason\n^g/s/\t%s\ta correctness fix\n" % c1)
+        self.assertEqual(len(accepted.applicable(self.repo, c0, "worktree")), 1)
+        self.assertEqual(accepted.applicable(self.repo, c1, "worktree"), [])  # base has it
+        rows = [{"name": "g/s/size:1", "verdict": "regressed", "check": "time"},
+                {"name": "g/t/size:1", "verdict": "regressed", "check": "time"}]
+        accepted.apply(rows, accepted.applicable(self.repo, c0, "worktree"))
+        self.assertEqual([r["verdict"] for r in rows], ["accepted", "regressed"])
+        self.assertIn("a correctness fix", rows[0]["check"])
+
+    def test_bad_lines_stop_the_compare(self):
+        for text in ("^g/s/\tnot-a-revision\twhy\n", "^g/s/ %s why\n" % self.commits[1],
+                     "(\t%s\twhy\n" % self.commits[1]):
+            self.write(text)
+            with self.assertRaises(SystemExit) as cm:
+                accepted.applicable(self.repo, self.commits[0], "worktree")
+            self.assertEqual(cm.exception.code, 2)
+
+
+class Outputs(unittest.TestCase):
+    def test_json_has_no_nan(self):
+        rows = [dict(name="g/s/x:1", family="g/s", verdict="inconclusive", check="time",
+                     ratio=float("nan"), ci=[float("-inf"), float("inf")], p=1.0)]
+        res = Result(Arm("base", "b"), Arm("head", "h"), rows, 1.0, {})
+        text = json.dumps(table.to_json(res), allow_nan=False)
+        self.assertNotIn("NaN", text)
+        self.assertEqual(json.loads(text)["schema"], "hotbench-compare/1")
+        self.assertEqual(res.exit_code, 0)
+        rows[0]["verdict"] = "regressed"
+        res.recount()
+        self.assertEqual(res.exit_code, 1)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
