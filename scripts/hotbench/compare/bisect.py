@@ -9,8 +9,9 @@ GOOD and BAD must resolve to commits, GOOD an ancestor of BAD. BAD is first comp
 commit is BISECT_HEAD) and `git bisect run` with a step that compares that commit with GOOD:
 compare.py's exit 0 (no confirmed regression) marks it good, 1 (a confirmed regression) bad, 3
 (a revision failed to build) skips it, anything else aborts the bisection with compare's message.
-Options after `--` go to every compare.py (e.g. -- --no-complexity). Every compare's folder (compare.json, compare.log) is kept in OUT/<commit>/; OUT/bisect.json
-records the steps and the answer. The bisect state is reset at the end, on an error and on Ctrl-C.
+Options after `--` go to every compare.py (e.g. -- --no-complexity). Every compare's folder
+(compare.json, compare.log) is kept in OUT/<commit>/; OUT/bisect.json records the steps and the
+answer. The bisect state is reset at the end, on an error, on Ctrl-C and on SIGTERM.
 """
 
 import argparse
@@ -169,16 +170,20 @@ def tail(path, lines=5):
 
 
 def regressed_rows(result):
-    """The rows of a compare.json that are regressed (empty when result is None)."""
-    return [r for r in (result or {}).get("rows", []) if r.get("verdict") == "regressed"]
+    """The rows of a compare.json that made it exit 1: regressed, or failed (a verification
+    failure in the head); empty when result is None."""
+    return [r for r in (result or {}).get("rows", [])
+            if r.get("verdict") in ("regressed", "failed")]
 
 
 def worst_row(result):
-    """The row to show for a compare: the regressed row with the largest ratio, else the
-    measured row with the largest ratio; None when no row has a ratio."""
-    rows = regressed_rows(result) or (result or {}).get("rows", [])
-    rows = [r for r in rows if isinstance(r.get("ratio"), (int, float))]
-    return max(rows, key=lambda r: r["ratio"]) if rows else None
+    """The row to show for a compare: the regressed (or failed) row with the largest ratio,
+    else the measured row with the largest ratio; None when there is no such row."""
+    rows = regressed_rows(result)
+    if not rows:
+        rows = [r for r in (result or {}).get("rows", [])
+                if isinstance(r.get("ratio"), (int, float))]
+    return max(rows, key=lambda r: r.get("ratio") or 0) if rows else None
 
 
 def verdict_of(step):
@@ -186,14 +191,19 @@ def verdict_of(step):
     return {0: "no-regression", 1: "regressed", 3: "build-failed"}.get(step["status"], "error")
 
 
-def fmt_row(row):
-    """'ratio 1.153 CI [1.120, 1.190] NAME (check)' for a compare.json row ('' for None)."""
+def fmt_row(row, short=False):
+    """'ratio 1.153 CI [1.120, 1.190] NAME (check)' for a compare.json row ('' for None); short:
+    the check's first words only (up to its first ':'). A row without a ratio shows its
+    verdict."""
     if not row:
         return ""
     ci = row.get("ci") or []
     ci_s = " CI [%.3f, %.3f]" % tuple(ci[:2]) if len(ci) >= 2 and None not in ci[:2] else ""
-    check = " (%s)" % row["check"] if row.get("check") else ""
-    return "ratio %.3f%s %s%s" % (row["ratio"], ci_s, row.get("name", "?"), check)
+    check = row.get("check") or ""
+    check = " (%s)" % (check.split(":")[0] if short else check) if check else ""
+    ratio = row.get("ratio")
+    ratio_s = "ratio %.3f" % ratio if isinstance(ratio, (int, float)) else row.get("verdict", "?")
+    return "%s%s %s%s" % (ratio_s, ci_s, row.get("name", "?"), check)
 
 
 def progress_line(step, label):
@@ -201,7 +211,7 @@ def progress_line(step, label):
     git_word = {0: "good", 1: "bad", 125: "skip"}.get(GIT_STATUS.get(step["status"]), "abort")
     return "%-8s %s %-13s -> %-5s %s  %.0f s" % (
         label, step["commit"][:12], verdict_of(step), git_word,
-        fmt_row(worst_row(step["result"])) or "-", step["elapsed"])
+        fmt_row(worst_row(step["result"]), short=True) or "-", step["elapsed"])
 
 
 def record_step(settings, step):
@@ -290,7 +300,7 @@ def stop_group(proc):
             continue
 
 
-def first_bad(settings):
+def first_bad():
     """After git bisect run: (first bad commit, None) when git found it, (None, candidates)
     when only commits that were skipped (failed to build) are left, with the candidates' ids;
     (None, None) otherwise (aborted)."""
@@ -315,7 +325,7 @@ def bisect(settings, good, bad):
     try:
         git("bisect", "start", "--no-checkout", bad, good)
         status = git_bisect_run(settings, log_path)
-        found, candidates = first_bad(settings)
+        found, candidates = first_bad()
         if found or candidates:
             return found, candidates
         abort = os.path.join(settings["out"], "abort.txt")
@@ -368,7 +378,8 @@ def parser():
 
 def settings_from(args, good):
     """The settings a step needs (good commit, filter, rounds, hooks, compare, compare_args,
-    out), written to OUT/settings.json. Errors: BisectError for a missing filter or a bad --rounds."""
+    out), written to OUT/settings.json. Errors: BisectError for a missing filter, a bad --rounds
+    or a missing compare script."""
     if not args.filter:
         raise BisectError("no benchmark filter given (--filter ERE; make bisect FILTER=<regex>, "
                           "e.g. FILTER='^rfc3339/swar/rows:1000/')")
@@ -460,8 +471,8 @@ def run(args):
     t0 = time.monotonic()
     good, bad = resolve("GOOD", args.good), resolve("BAD", args.bad)
     check_range(good, bad, args)
-    settings = settings_from(args, good)
     check_idle()
+    settings = settings_from(args, good)
     check = check_bad(settings, good, bad)
     found, candidates = bisect(settings, good, bad)
     answer = report(settings, found, candidates)
