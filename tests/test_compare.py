@@ -151,6 +151,30 @@ class Accepted(unittest.TestCase):
             self.assertEqual(cm.exception.code, 2)
 
 
+class CiBase(unittest.TestCase):
+    def test_a_history_of_one_commit_falls_back_to_the_baseline_gate(self):
+        """make bench-ci in a clone of one commit: no base to compare with, so the committed
+        baseline's gate runs, and the compare says so first."""
+        import shutil
+        repo = tempfile.mkdtemp(prefix="hb-onecommit-")
+        try:
+            shutil.copytree(os.path.join(os.path.dirname(HERE), "scripts"),
+                            os.path.join(repo, "scripts"),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            git(repo, "init", "-q")
+            git(repo, "add", "scripts")
+            git(repo, "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-qm", "one")
+            env = {k: v for k, v in os.environ.items() if k != "HB_BASE"}
+            p = subprocess.run(["/usr/bin/python3", os.path.join(repo, "scripts", "compare.py"),
+                                "--ci", "--head-build", os.path.join(repo, "build-ci")],
+                               capture_output=True, text=True, env=env)
+            self.assertIn("falling back to the committed baseline's gate", p.stdout)
+            self.assertIn("gate: no baseline", p.stderr)  # what the fallback itself says here
+            self.assertEqual(p.returncode, 2)
+        finally:
+            shutil.rmtree(repo, ignore_errors=True)
+
+
 class Outputs(unittest.TestCase):
     def test_json_has_no_nan(self):
         rows = [dict(name="g/s/x:1", family="g/s", verdict="inconclusive", check="time",

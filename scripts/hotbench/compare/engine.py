@@ -46,7 +46,7 @@ class Options:
         self.min_time = 0.01
         self.repetitions = 2
         self.budget_s = SETTINGS["budget_s"]
-        self.max_iteration_s = 0.5
+        self.max_iteration_s = 0.1
         self.min_effect = 0.02
         self.ir_tolerance = 0.02
         self.instructions = True
