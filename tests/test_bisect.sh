@@ -9,9 +9,9 @@
 # refusals (no builds): an unknown revision, GOOD not an ancestor of BAD, no FILTER, a
 # bisection already in progress: exit 2 naming the problem.
 # About 5 builds of the tree (GOOD, BAD and ~3 steps, ~30 s each on 2 cores) and short compares:
-# 3 to 4 minutes. Exits 77 (ctest: skipped) with the reason when git is missing, SRCDIR is not
-# a git checkout or BINDIR's hotbench is a sanitizer build (make test runs this test in the
-# normal build). Ends with "N passed, M failed".
+# 3 to 5 minutes (188-276 s seen on 2 busy cores). Exits 77 (ctest: skipped) with the reason
+# when git is missing, SRCDIR is not a git checkout or BINDIR's hotbench is a sanitizer build
+# (make test runs this test in the normal build). Ends with "N passed, M failed".
 set -u
 bindir=$1
 src=$2
