@@ -9,12 +9,15 @@
 # refusals (no builds): an unknown revision, GOOD not an ancestor of BAD, no FILTER, a
 # bisection already in progress: exit 2 naming the problem.
 # About 5 builds of the tree (GOOD, BAD and ~3 steps, ~30 s each on 2 cores) and short compares:
-# 3 to 5 minutes (188-276 s seen on 2 busy cores). Exits 77 (ctest: skipped) with the reason
+# 2.5 to 5 minutes (145-276 s seen on 2 shared cores). Exits 77 (ctest: skipped) with the reason
 # when git is missing, SRCDIR is not a git checkout or BINDIR's hotbench is a sanitizer build
 # (make test runs this test in the normal build). Ends with "N passed, M failed".
 set -u
 bindir=$1
 src=$2
+t0=$(date +%s)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 if ! command -v git >/dev/null; then
     echo "test_bisect: skipped: git is not installed"
     exit 77
@@ -23,7 +26,7 @@ if ! git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
     echo "test_bisect: skipped: $src is not a git checkout (the tree is copied from git ls-files)"
     exit 77
 fi
-ctx=$(HB_DATA_DIR=$(mktemp -d) "$bindir/hotbench" --hb_profile=smoke \
+ctx=$(HB_DATA_DIR=$work/data "$bindir/hotbench" --hb_profile=smoke \
       --benchmark_filter='^bufgrow/memcpy/size:65536/' --benchmark_min_time=1e-9 \
       --benchmark_format=json 2>/dev/null |
       /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["context"]
@@ -35,9 +38,6 @@ case "$ctx" in
     exit 77 ;;
 esac
 
-t0=$(date +%s)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 repo=$work/repo
 mkdir "$repo"
 # the working tree's files as the developer has them (not the ignored data/, build*/, results/runs/)
