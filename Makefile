@@ -163,3 +163,28 @@ GATE_POWER_ARGS ?=
 .PHONY: gate-power
 gate-power: deps
 	@/usr/bin/python3 scripts/gate_power.py --build $(TEST_BUILD) $(GATE_POWER_ARGS)
+
+# --- bisect: the first commit that made a benchmark slower -------------------------------------
+#   make bisect GOOD=<rev> BAD=<rev> FILTER=<regex> [HOOKS=1] [ROUNDS=N]
+#                   git bisect between GOOD (an ancestor of BAD) and BAD without touching the
+#                   working tree; each step compares its commit with GOOD (scripts/compare.py
+#                   --filter FILTER: one to a few benchmarks) and is good, bad, or skipped when
+#                   it does not build. Prints the first bad commit with its ratio and CI; keeps
+#                   each compare in results/runs/<UTC>-bisect/<commit>/ (bisect.json: the
+#                   steps). HOOKS=1 builds with the test injections (compare.py --hooks).
+#                   BISECT_ARGS passes more options (scripts/perf_bisect.py --help), COMPARE_ARGS
+#                   options to every compare (scripts/compare.py --help), e.g.
+#                   COMPARE_ARGS=--no-complexity.
+# The values reach the script through the environment, unexpanded: no shell quoting to break
+# and a '$' in FILTER stays a '$' (FILTER='^rfc3339/swar$').
+.PHONY: bisect
+bisect: export HB_BISECT_GOOD := $(value GOOD)
+bisect: export HB_BISECT_BAD := $(value BAD)
+bisect: export HB_BISECT_FILTER := $(value FILTER)
+bisect: export HB_BISECT_ROUNDS := $(value ROUNDS)
+bisect: export HB_BISECT_HOOKS := $(value HOOKS)
+bisect: deps
+	@/usr/bin/python3 scripts/perf_bisect.py --good "$$HB_BISECT_GOOD" --bad "$$HB_BISECT_BAD" \
+	    --filter "$$HB_BISECT_FILTER" $${HB_BISECT_ROUNDS:+--rounds "$$HB_BISECT_ROUNDS"} \
+	    $$(case "$$HB_BISECT_HOOKS" in ''|0) ;; *) echo --hooks ;; esac) $(BISECT_ARGS) \
+	    -- $(COMPARE_ARGS)
