@@ -53,8 +53,8 @@ def parse_args(argv):
     p.add_argument("--levels", default=DEFAULT_LEVELS,
                    help="slowdown fractions, comma-separated (default %(default)s)")
     p.add_argument("--compares", default="20,10",
-                   help="compares at level 0 and at each other level: N0,N (or N for both; "
-                   "default %(default)s)")
+                   help="compares at level 0 and at each other level: N0,N (or N for all, "
+                   "or one count per level in --levels' order; default %(default)s)")
     p.add_argument("--filter", help="the compare's selection (ERE; default the manifest's gate "
                    "selection)")
     p.add_argument("--rounds", type=int, help="the compare's ABBA blocks of the screening "
@@ -71,7 +71,7 @@ def parse_args(argv):
     except SystemExit as e:
         raise SystemExit(2 if e.code else 0)
     a.levels = _levels(a.levels)
-    a.compares = _compares(a.compares)
+    a.compares = _compares(a.compares, a.levels)
     if a.rounds is not None and a.rounds < 1:
         raise Fail("--rounds %d: must be 1 or more" % a.rounds)
     if not 0 <= a.load <= 256:
@@ -97,17 +97,20 @@ def _levels(text):
     return out
 
 
-def _compares(text):
+def _compares(text, levels):
+    """The compares per level ([n] in levels' order) from N, N0,N or one count per level."""
     try:
         out = [int(x) for x in text.split(",")]
     except ValueError:
         out = []
     if len(out) == 1:
         out *= 2
-    if len(out) != 2 or min(out) < 1:
-        raise Fail("--compares %r: N0,N (compares at level 0, at each other level), each >= 1"
-                   % text)
-    return tuple(out)
+    if len(out) == 2 and len(levels) != 2:
+        out = [out[0] if lv == 0 else out[1] for lv in levels]
+    if len(out) != len(levels) or min(out) < 1:
+        raise Fail("--compares %r: N0,N (compares at level 0, at each other level) or one count "
+                   "per level, each >= 1" % text)
+    return out
 
 
 def ensure_build(build):
@@ -360,7 +363,7 @@ def main(argv):
     except Fail as e:
         print("gate_power: %s" % e, file=sys.stderr)
         return 2
-    plan = [(lv, args.compares[0] if lv == 0 else args.compares[1]) for lv in args.levels]
+    plan = list(zip(args.levels, args.compares))
     print("gate_power: slowing down %s; %d compares; records in %s" % (
         ", ".join(ctx["families"]), sum(n for _, n in plan), ctx["runs"]), flush=True)
     write = writer(ctx, os.path.abspath(args.out), power.machine(REPO))
