@@ -6,10 +6,8 @@
 set -u
 bindir=$1
 src=$2
-flags=$("$bindir/hotbench" --hb_profile=smoke --benchmark_filter='^bufgrow/memcpy/size:65536/' \
-        --benchmark_min_time=1e-9 --benchmark_format=json 2>/dev/null |
-        /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["context"]
-                             ["hb_build_flags"])')
+source "$(dirname "$0")/testlib.sh"
+flags=$(build_flags "$bindir")
 case "$flags" in
 *-fsanitize*) echo "test_compare_load: skipped: a sanitizer build (the normal build runs it)"
               exit 77 ;;
@@ -27,19 +25,14 @@ export HB_DATA_DIR=$work/data
     --filter '^(rfc3339/(swar|scalar|strptime)/rows:(1000|10000)/|bufgrow/(memcpy|doubling|exact)/size:(65536|262144)/|volumes/(fast|expat-typed)/volumes:30/tags:20/compact:0/piece:0/)' \
     --ir-filter '^rfc3339/swar/rows:1000/' --out "$work/out" >"$work/compare.out" 2>&1
 status=$?
-pass=0
-fail=0
-if [ "$status" -eq 0 ]; then pass=$((pass + 1)); else
-    fail=$((fail + 1)); echo "FAIL: exit $status, want 0" >&2; fi
-if grep -q '^REGRESSED\|^FAILED' "$work/compare.out"; then
-    fail=$((fail + 1)); echo "FAIL: a regressed verdict on unchanged code" >&2
-else pass=$((pass + 1)); fi
-if grep -q '^verdict: ' "$work/compare.out" &&
-   /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
-assert d["schema"] == "hotbench-compare/1" and len(d["rows"]) >= 10, d["summary"]' \
-       "$work/out/compare.json"; then pass=$((pass + 1)); else
-    fail=$((fail + 1)); echo "FAIL: no verdict line or compare.json" >&2; fi
+check "unchanged code under load: exit 0 (got $status)" test "$status" -eq 0
+check "no regressed or failed verdict" bash -c "! grep -q '^REGRESSED\|^FAILED' '$work/compare.out'"
+check "a verdict line and compare.json with every row" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "hotbench-compare/1" and len(d["rows"]) >= 10, d["summary"]
+assert any(l.startswith("verdict: ") for l in open(sys.argv[2]))' \
+    "$work/out/compare.json" "$work/compare.out"
 [ "$fail" -gt 0 ] && cat "$work/compare.out" >&2
 grep '^verdict: ' "$work/compare.out"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

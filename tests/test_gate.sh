@@ -21,10 +21,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HB_DATA_DIR=$work/data
 
-ctx=$("$bindir/hotbench" --hb_profile=smoke --benchmark_filter='^bufgrow/memcpy/size:65536/' \
-      --benchmark_min_time=1e-9 --benchmark_format=json 2>/dev/null |
-      /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["context"]
-                           ["hb_build_flags"])')
+source "$(dirname "$0")/testlib.sh"
+ctx=$(build_flags "$bindir")
 case "$ctx" in
 *-fsanitize*)
     echo "test_gate: skipped: a sanitizer build (valgrind cannot run it; the gate's instruction" \
@@ -49,18 +47,6 @@ sel=(--build "$bindir"
      --ir-filter="^($bufgrow:65536/|$rfc3339:1000/)"
      --rounds=5)
 
-pass=0
-fail=0
-check() { # name, then a command that must succeed
-    local name=$1
-    shift
-    if "$@"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $name" >&2
-    fi
-}
 
 compare() { # injection ('' = none): runs the compare, output in $work/<name>.out, status in $status
     local name=${1:-unchanged}
@@ -104,5 +90,4 @@ if [ "$fail" -gt 0 ]; then
         grep -Ev '^compare: (screen|confirm)[a-z]* [0-9]+/' "$f" | tail -40 >&2
     done
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -13,10 +13,8 @@ trap 'rm -rf "$work"' EXIT
 export HB_DATA_DIR=$work/data
 unset HB_INJECT HB_INJECT_SELECT
 
-ctx=$("$bindir/hotbench" --hb_profile=smoke --benchmark_filter='^bufgrow/memcpy/size:65536/' \
-      --benchmark_min_time=1e-9 --benchmark_format=json 2>/dev/null |
-      /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["context"]
-                           ["hb_build_flags"])')
+source "$(dirname "$0")/testlib.sh"
+ctx=$(build_flags "$bindir")
 case "$ctx" in
 *HB_TEST_HOOKS*) ;;
 *)
@@ -24,19 +22,6 @@ case "$ctx" in
          "-DHB_TEST_HOOKS=ON, as make test does; build flags: $ctx)"
     exit 77 ;;
 esac
-
-pass=0
-fail=0
-check() { # name, then a command that must succeed
-    local name=$1
-    shift
-    if "$@"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $name"
-    fi
-}
 
 # Runs hotbench on rfc3339's swar and scalar smoke rows into $work/$1.json (stderr $1.err).
 run() {
@@ -109,5 +94,4 @@ slowdown:0.5||HB_INJECT_SELECT|an empty HB_INJECT_SELECT
 slowdown:0.5|^rfc3339/(swar$|HB_INJECT_SELECT|an invalid regex
 ROWS
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary
