@@ -82,6 +82,15 @@ class Verdicts(unittest.TestCase):
         self.assertNotEqual(time_verdict(tight, [x * 1.01 for x in tight], 0.02)["verdict"],
                             "regressed")
 
+    def test_the_screening_survives_one_outlying_run(self):
+        """6 runs a side, one head run as fast as the base: the 95% interval reaches below 1,
+        the screening's 80% one stays above, so the row is still a suspect."""
+        from hotbench.compare.checks import SCREEN_CONF
+        head = [x * 1.1 for x in self.base[:5]] + [0.95]
+        self.assertNotEqual(time_verdict(self.base, head, 0.02)["verdict"], "regressed")
+        self.assertEqual(time_verdict(self.base, head, 0.02, conf=SCREEN_CONF)["verdict"],
+                         "regressed")
+
     def test_too_few_runs(self):
         self.assertEqual(time_verdict([1.0], [2.0], 0.02)["verdict"], "inconclusive")
 

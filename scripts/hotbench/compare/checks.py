@@ -15,6 +15,12 @@ from .trials import Samples, interleaved
 from .verdicts import ORDER, combine, describe_time, instructions_verdict, pct, time_verdict
 
 
+# The screening's interval: a suspect needs its 80% interval above 1 (which 6 runs a side keep
+# when one process is an outlier: the 95% interval's ends are the 6th pairwise differences from
+# each end, which one outlying run's 6 differences reach).
+SCREEN_CONF = 0.80
+
+
 def new_row(samples, name):
     return dict(name=name, family=samples.family.get(name, ""), params=samples.params.get(name),
                 checks=[], time=None, note="")
@@ -50,7 +56,8 @@ def screen_rows(s, opts, left_out):
             add(row, "time", "not-measured", left_out[name])
         elif b and h:
             row["time"] = time_verdict(b, h, opts.min_effect)
-            row["suspect"] = row["time"]["verdict"] == "regressed"
+            screen_tv = time_verdict(b, h, opts.min_effect, conf=SCREEN_CONF)
+            row["suspect"] = screen_tv["verdict"] == "regressed"
         elif b and skip_h:
             row["budget_suspect"] = True
             row["note"] = "head skipped it over the budget (%s)" % predicted(skip_h)
@@ -88,11 +95,12 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log):
 
 
 def confirmed(row, screen, conf, opts):
-    """The time verdict of a suspect: regressed only when the confirmation's own samples say
-    so; otherwise the verdict of all samples pooled, a pooled 'regressed' made inconclusive."""
+    """The time verdict of a suspect: regressed only when the confirmation's own samples say so
+    (95% interval above 1 + e/2, estimate above 1 + e); otherwise the verdict of all samples
+    pooled, a pooled 'regressed' made inconclusive."""
     name = row["name"]
     cb, ch = conf.values("base", name), conf.values("head", name)
-    tv = time_verdict(cb, ch, opts.min_effect)
+    tv = time_verdict(cb, ch, opts.min_effect, margin=opts.min_effect / 2)
     if tv["verdict"] == "regressed":
         return tv
     pooled = time_verdict(screen.values("base", name) + cb, screen.values("head", name) + ch,

@@ -207,7 +207,10 @@ def render(doc):
             "\"regressed\" (by time / by instructions: the check that said so); a false alarm is "
             "any other \"regressed\" row (every one when nothing was slowed down). Measured "
             "change: the median time change head/base - 1 of the slowed-down rows over the "
-            "compares (what the injection did, against its nominal fraction).", "",
+            "compares (what the injection did, against its nominal fraction). The compares run "
+            "without callgrind: the injection's calibrated loop is no faithful instruction count "
+            "of a slowdown (valgrind slows it far less than the work it stands for), so every "
+            "detection here is the time check's.", "",
             "Machine: %s, %s CPUs; load average %s before, %s after; background load: %d busy "
             "processes." % (mb.get("cpu"), mb.get("nproc"), mb.get("loadavg"), ma.get("loadavg"),
                             doc["options"].get("load", 0)),

@@ -4,9 +4,11 @@ time (CPU seconds per iteration; hotbench's cpu_time):
     the ratio head/base is the Hodges-Lehmann estimate over the processes, with its 95%
     distribution-free interval (rankstats.shift). With e the smallest effect that counts
     (--min-effect, default 2%):
-      regressed     the interval lies above 1 (significant) and the estimate above 1 + e; in the
-                    screening trials this makes a suspect only, and the verdict needs the same
-                    from a second, independent set of interleaved trials of the suspects alone;
+      regressed     a suspect of the screening (its 80% interval above 1 and its estimate above
+                    1 + e: an 80% interval of 6 runs a side survives one outlying process, a 95%
+                    one does not) whose second, independent set of interleaved trials alone
+                    (8 runs a side) puts the 95% interval above 1 + e/2 and the estimate above
+                    1 + e;
       improved      the interval lies below 1 and the estimate below 1 / (1 + e);
       same          the interval lies inside [1 / (1 + e), 1 + e]: no change of e or more;
       inconclusive  anything else: the noise of this machine hides whether there is one.
@@ -27,9 +29,10 @@ from .rankstats import shift
 ORDER = ["failed", "regressed", "accepted", "improved", "inconclusive", "same", "not-measured"]
 
 
-def time_verdict(base, head, min_effect, conf=0.95):
+def time_verdict(base, head, min_effect, conf=0.95, margin=0.0):
     """{verdict, ratio, ci, p, n_base, n_head, base_s, head_s (the medians)} for two samples of
-    positive seconds."""
+    positive seconds: regressed when the conf interval lies above 1 + margin and the estimate
+    above 1 + min_effect (the other verdicts as the module says)."""
     out = dict(n_base=len(base), n_head=len(head),
                base_s=float(np.median(base)) if len(base) else None,
                head_s=float(np.median(head)) if len(head) else None)
@@ -40,7 +43,7 @@ def time_verdict(base, head, min_effect, conf=0.95):
     ratio, lo, hi, p = shift(base, head, conf)
     out.update(ratio=ratio, ci=[lo, hi], p=p)
     up = 1.0 + min_effect
-    if lo > 1.0 and ratio > up:
+    if lo > 1.0 + margin and ratio > up:
         out["verdict"] = "regressed"
     elif hi < 1.0 and ratio < 1.0 / up:
         out["verdict"] = "improved"
