@@ -70,18 +70,7 @@ done
 mapfile -t c < <(g rev-list --reverse HEAD)
 c=("" "${c[@]}") # c[1] .. c[8]
 
-pass=0
-fail=0
-check() { # name, then a command that must succeed
-    local name=$1
-    shift
-    if "$@"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $name" >&2
-    fi
-}
+source "$(dirname "$0")/testlib.sh"
 bisect() { # name, make's arguments: runs make bisect in the repository, output in $work/<name>.out
     local name=$1
     shift
@@ -123,10 +112,10 @@ check "bisection: no bisect state left" \
     test ! -e "$(cd "$repo" && realpath -m "$(git rev-parse --git-path BISECT_START)")"
 check "bisection: the working tree untouched" test -z "$(g status --porcelain)"
 check "bisection: HEAD untouched" test "$(g rev-parse HEAD)" = "${c[8]}"
-summary=$(find "$repo/results/runs" -path '*-bisect/bisect.json' 2>/dev/null | sort | tail -n 1)
-check "bisection: bisect.json names commit 5" test -n "$summary" -a "$(/usr/bin/python3 -c \
+record=$(find "$repo/results/runs" -path '*-bisect/bisect.json' 2>/dev/null | sort | tail -n 1)
+check "bisection: bisect.json names commit 5" test -n "$record" -a "$(/usr/bin/python3 -c \
     'import json, sys; print(json.load(open(sys.argv[1]))["first_bad"]["commit"])' \
-    "$summary" 2>/dev/null)" = "${c[5]}"
+    "$record" 2>/dev/null)" = "${c[5]}"
 
 # the bisection's own lines: its steps and the answer
 grep '^bisect:' "$work/found.out"
@@ -137,5 +126,4 @@ if [ "$fail" -gt 0 ]; then
     done
 fi
 echo "test_bisect: $(($(date +%s) - t0)) s"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

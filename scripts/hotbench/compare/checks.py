@@ -107,8 +107,9 @@ def confirmed(row, screen, conf, opts):
                           opts.min_effect)
     if pooled["verdict"] == "regressed":
         pooled["verdict"] = "inconclusive"
-        pooled["text"] = "time: %s in the screening, not confirmed (%s)" % (
-            pct(row["time"]["ratio"]), describe_time(tv, "confirmation"))
+    pooled["text"] = "time: %s in the screening, not confirmed (%s); pooled: %s" % (
+        pct(row["time"]["ratio"]), describe_time(tv, "confirmation"),
+        describe_time(pooled, "all runs")[len("time "):])
     return pooled
 
 
