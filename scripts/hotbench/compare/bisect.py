@@ -360,8 +360,8 @@ def parser():
     ap.add_argument("--bad", metavar="REV", help="a revision with the regression")
     ap.add_argument("--filter", metavar="ERE",
                     help="the benchmarks compared: a google-benchmark regex, e.g. "
-                         "'^rfc3339/swar/rows:1000/' (one to a few benchmarks: every step "
-                         "compares them)")
+                         "'^<group>/<strategy>/<arg>:<value>/' (one to a few benchmarks: "
+                         "every step compares them)")
     ap.add_argument("--rounds", type=int, metavar="N",
                     help="compare.py's ABBA rounds (default: its own)")
     ap.add_argument("--hooks", action="store_true",
@@ -382,7 +382,8 @@ def settings_from(args, good):
     or a missing compare script."""
     if not args.filter:
         raise BisectError("no benchmark filter given (--filter ERE; make bisect FILTER=<regex>, "
-                          "e.g. FILTER='^rfc3339/swar/rows:1000/')")
+                          "e.g. FILTER='^<group>/<strategy>/<arg>:<value>/'; hotbench "
+                          "--benchmark_list_tests lists the names)")
     if args.rounds is not None and args.rounds < 1:
         raise BisectError("--rounds wants at least 1 (ROUNDS=%d)" % args.rounds)
     if not os.path.exists(args.compare):
