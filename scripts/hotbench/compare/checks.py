@@ -11,7 +11,7 @@ import numpy as np
 from ..gate.callgrind import measure_instructions
 from ..gate.measure import run_cmd
 from ..gate.stats import in_view
-from .trials import Samples, interleaved
+from .trials import Samples, interleaved, names_filter
 from .verdicts import ORDER, combine, describe_time, instructions_verdict, pct, time_verdict
 
 
@@ -77,7 +77,6 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log):
     if suspects:
         log("compare: %d suspect(s) of a slowdown; confirming in %d more ABBA block(s), alone" % (
             len(suspects), opts.confirm_blocks))
-        from .engine import names_filter
         interleaved(arms, settings, names_filter(suspects), opts.confirm_blocks, trials_dir,
                     "confirm", conf, rng, log)
     for name, row in rows.items():
@@ -123,7 +122,6 @@ def run_unbudgeted(row, screen, arms, settings, opts, trials_dir, rng, log):
     log("compare: %s: skipped over the budget by the head; measuring it without the budget, "
         "interleaved (head runs stopped after %.1f s)" % (name, limit))
     s = dict(settings, budget_s=1e6, min_time=1e-9, repetitions=1)  # hotbench's largest
-    from .engine import names_filter
     runs = Samples()
     start = len(runs.processes)
     interleaved(arms, s, names_filter([name]), 2, trials_dir, "unbudgeted", runs, rng, log,
@@ -150,7 +148,6 @@ def ir_selection(arms, manifest, opts):
     """The callgrind selection: --ir-filter, else the manifest's gate.ir_select, narrowed to
     the benchmarks --filter selects when one is given. None when it selects nothing."""
     from ..gate.settings import selection_filter
-    from .engine import names_filter
     if opts.ir_filter:
         return opts.ir_filter
     ir_filter = selection_filter(manifest, "ir_select")

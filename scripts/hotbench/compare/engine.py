@@ -19,10 +19,10 @@ import re
 import time
 
 from ..manifest import Manifest, ManifestError
-from ..gate.settings import SETTINGS, ere_escape, selection_filter
+from ..gate.settings import SETTINGS, selection_filter
 from . import checks
 from .errors import die
-from .trials import RunFailed, Samples, interleaved, run_process
+from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
 
 class Options:
@@ -92,11 +92,6 @@ def load_manifest(head, base):
         except ManifestError as e:
             err = e
     die("neither hotbench describes its cases (--hb_manifest): %s" % err)
-
-
-def names_filter(names):
-    """The google-benchmark regex selecting exactly these benchmark names."""
-    return "^(" + "|".join(ere_escape(n) for n in sorted(names)) + ")$"
 
 
 def probe(base, settings, bfilter, trials_dir, opts, log):

@@ -15,15 +15,12 @@ import re
 import statistics
 import subprocess
 
+from ..gate.settings import ere_escape
+
 # The goals the table is judged against (printed under it with pass/fail).
 GOAL_LEVEL = 0.05           # the slowdown that must be caught ...
 GOAL_DETECTIONS = (9, 10)   # ... at least 9 times in 10
 GOAL_MINUTES = 5.0          # the longest compare with the default options, in minutes
-
-
-def ere_escape(text):
-    """text as a literal in a POSIX extended regex (HB_INJECT_SELECT, --benchmark_filter)."""
-    return re.sub(r"([.\[\](){}*+?|^$\\])", r"\\\1", text)
 
 
 def family_regex(families):

@@ -10,6 +10,7 @@ import os
 import subprocess
 import time
 
+from ..gate.settings import ere_escape
 from ..runjson import Run
 
 
@@ -53,6 +54,11 @@ class Samples:
 
     def values(self, label, name, metric="cpu"):
         return getattr(self, metric).get(label, {}).get(name, [])
+
+
+def names_filter(names):
+    """The google-benchmark regex selecting exactly these benchmark names."""
+    return "^(" + "|".join(ere_escape(n) for n in sorted(names)) + ")$"
 
 
 def command(binary, settings, bfilter, out_json):
