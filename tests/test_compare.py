@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 
 import numpy as np  # noqa: E402
 
-from hotbench.compare import accepted, rankstats, table  # noqa: E402
+from hotbench.compare import accepted, outliers, rankstats, table  # noqa: E402
 from hotbench.compare.arms import Arm  # noqa: E402
 from hotbench.compare.checks import confirmed  # noqa: E402
 from hotbench.compare.engine import Options, Result  # noqa: E402
@@ -102,15 +102,71 @@ class Verdicts(unittest.TestCase):
 
     def test_a_suspect_needs_the_confirmation(self):
         name = "g/s/size:1/real_time"
-        screen, conf = Samples(), Samples()
-        screen.cpu = {"base": {name: self.base}, "head": {name: [x * 1.1 for x in self.base]}}
-        row = {"name": name, "time": time_verdict(self.base, screen.cpu["head"][name], 0.02)}
+        head = [x * 1.1 for x in self.base]
+        screen = samples_of({"base": {name: self.base}, "head": {name: head}})
+        row = {"name": name, "time": time_verdict(self.base, head, 0.02)}
         self.assertEqual(row["time"]["verdict"], "regressed")
-        conf.cpu = {"base": {name: self.base}, "head": {name: list(self.base)}}
+        conf = samples_of({"base": {name: self.base}, "head": {name: list(self.base)}})
         tv = confirmed(row, screen, conf, Options())
         self.assertNotEqual(tv["verdict"], "regressed")
-        conf.cpu["head"][name] = [x * 1.1 for x in self.base]
+        conf = samples_of({"base": {name: self.base}, "head": {name: head}})
         self.assertEqual(confirmed(row, screen, conf, Options())["verdict"], "regressed")
+
+
+def samples_of(values):
+    """Samples whose process k of each arm measured values[label][name][k] (CPU and real)."""
+    s = Samples()
+    for label, by_name in values.items():
+        count = len(next(iter(by_name.values())))
+        for k in range(count):
+            s.runs.append((label, {n: (v[k], v[k]) for n, v in by_name.items()}))
+    return s
+
+
+class Outliers(unittest.TestCase):
+    """outliers.py: a process whose benchmarks all ran far off the others is left out."""
+    names = ["g/s/size:%d" % n for n in range(8)]
+
+    def arm(self, factors, jitter=0.01, seed=1):
+        rng = np.random.default_rng(seed)
+        return {n: [f * (i + 1) * 1e-3 * (1 + jitter * rng.standard_normal()) for f in factors]
+                for i, n in enumerate(self.names)}
+
+    def test_a_slow_process_is_left_out_of_its_arm_only(self):
+        s = samples_of({"base": self.arm([1.35, 1, 1, 1, 1, 1]), "head": self.arm([1] * 6)})
+        self.assertEqual(list(s.outliers), [0])
+        self.assertAlmostEqual(s.outliers[0], 1.35, delta=0.03)
+        self.assertEqual(len(s.values("base", self.names[0])), 5)
+        self.assertEqual(len(s.values("head", self.names[0])), 6)
+
+    def test_a_change_of_every_benchmark_is_no_outlier(self):
+        for change in (1.05, 1.3, 0.8):
+            s = samples_of({"base": self.arm([1] * 6), "head": self.arm([change] * 6, seed=2)})
+            self.assertEqual(s.outliers, {}, change)
+            tv = time_verdict(s.values("base", self.names[3]), s.values("head", self.names[3]),
+                              0.02)
+            self.assertAlmostEqual(tv["ratio"], change, delta=0.02)
+        s = samples_of({"base": self.arm([1, 1, 1.4, 1, 1, 1]),
+                        "head": self.arm([1.05] * 6, seed=2)})
+        self.assertEqual(list(s.outliers), [2])
+
+    def test_one_slow_benchmark_leaves_its_process_in(self):
+        base = self.arm([1] * 6)
+        base[self.names[0]][2] *= 1.5
+        self.assertEqual(samples_of({"base": base}).outliers, {})
+
+    def test_ordinary_scatter_and_small_processes_stay(self):
+        self.assertEqual(samples_of({"base": self.arm([1, 1.02, 0.99, 1, 1.01, 1])}).outliers, {})
+        few = {n: v for n, v in self.arm([1.5, 1, 1, 1, 1, 1]).items() if n in self.names[:3]}
+        self.assertEqual(samples_of({"base": few}).outliers, {})
+        self.assertEqual(samples_of({"base": self.arm([1.5, 1, 1])}).outliers, {})
+
+    def test_at_most_a_third_of_an_arm(self):
+        far = samples_of({"base": self.arm([1.5, 1.4, 1.3, 1, 1, 1, 1, 1, 1])}).outliers
+        self.assertEqual(sorted(far), [0, 1, 2])
+        far = samples_of({"base": self.arm([1.5, 1.4, 1.3, 1.2, 1, 1, 1, 1, 1])}).outliers
+        self.assertEqual(sorted(far), [0, 1, 2])
+        self.assertIsNone(outliers.factors([{"a": 1.0}, {"a": 2.0}]))
 
 
 def git(repo, *args):

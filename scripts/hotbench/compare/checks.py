@@ -20,6 +20,9 @@ from .verdicts import ORDER, combine, describe_time, instructions_verdict, pct, 
 # each end, which one outlying run's 6 differences reach).
 SCREEN_CONF = 0.80
 
+# Benchmarks run beside the suspects in the confirmation (anchor_names).
+ANCHORS = 6
+
 
 def new_row(samples, name):
     return dict(name=name, family=samples.family.get(name, ""), params=samples.params.get(name),
@@ -71,14 +74,17 @@ def screen_rows(s, opts, left_out):
 
 
 def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log):
-    """Runs the confirmation of the suspects and adds every row's time check."""
+    """Runs the confirmation of the suspects and adds every row's time check; returns the
+    confirmation's Samples (empty without suspects)."""
     suspects = sorted(n for n, r in rows.items() if r.get("suspect"))
     conf = Samples()
     if suspects:
-        log("compare: %d suspect(s) of a slowdown; confirming in %d more ABBA block(s), alone" % (
-            len(suspects), opts.confirm_blocks))
-        interleaved(arms, settings, names_filter(suspects), opts.confirm_blocks, trials_dir,
-                    "confirm", conf, rng, log)
+        anchors = anchor_names(rows, suspects)
+        log("compare: %d suspect(s) of a slowdown; confirming in %d more ABBA block(s), with %d "
+            "of the rest as anchors of the processes' speed" % (
+                len(suspects), opts.confirm_blocks, len(anchors)))
+        interleaved(arms, settings, names_filter(suspects + anchors), opts.confirm_blocks,
+                    trials_dir, "confirm", conf, rng, log)
     for name, row in rows.items():
         tv = row.get("time")
         if tv is None:
@@ -91,6 +97,16 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log):
     budget = sorted(n for n, r in rows.items() if r.get("budget_suspect"))
     for name in budget:
         run_unbudgeted(rows[name], screen, arms, settings, opts, trials_dir, rng, log)
+    return conf
+
+
+def anchor_names(rows, suspects, count=ANCHORS):
+    """Up to count benchmarks that are no suspects, the quickest of the screening first: they
+    run beside the suspects in the confirmation so that its processes have enough benchmarks to
+    tell a whole process that ran slow (outliers.py)."""
+    rest = [(r["base_s"], n) for n, r in rows.items()
+            if n not in suspects and r.get("time") and r.get("base_s")]
+    return [n for _, n in sorted(rest)[:count]]
 
 
 def confirmed(row, screen, conf, opts):

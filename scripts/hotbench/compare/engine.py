@@ -68,10 +68,12 @@ class Options:
 class Result:
     """rows: one dict per benchmark (name, family, verdict, check, ratio, ci, p, base_s,
     head_s, n_base, n_head, instructions, note); summary: {verdict: count}; duration_s;
-    exit_code: 1 when any row is regressed or failed, else 0; base, head: the arms."""
+    exit_code: 1 when any row is regressed or failed, else 0; base, head: the arms; processes:
+    the interleaved processes (trials.Samples.processes, an outlier marked)."""
 
-    def __init__(self, base, head, rows, duration_s, settings):
+    def __init__(self, base, head, rows, duration_s, settings, processes=()):
         self.base, self.head, self.rows = base, head, rows
+        self.processes = list(processes)
         self.duration_s = duration_s
         self.settings = settings
         self.recount()
@@ -154,7 +156,7 @@ def run_compare(base, head, opts, out_dir, log=print):
         interleaved((base, head), settings, names_filter(names), opts.blocks, trials_dir,
                     "screen", screen, rng, log)
         rows = checks.screen_rows(screen, opts, left_out)
-        checks.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng, log)
+        conf = checks.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng, log)
     except RunFailed as e:
         die(str(e))
     if opts.instructions:
@@ -162,4 +164,5 @@ def run_compare(base, head, opts, out_dir, log=print):
     if opts.complexity:
         checks.complexity(rows, screen, manifest, opts)
     rows = checks.finish(rows)
-    return Result(base, head, rows, time.monotonic() - t0, dict(settings, filter=bfilter))
+    return Result(base, head, rows, time.monotonic() - t0, dict(settings, filter=bfilter),
+                  screen.processes + conf.processes)

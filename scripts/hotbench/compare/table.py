@@ -75,7 +75,18 @@ def to_json(result):
     return clean(dict(schema=SCHEMA, base=result.base.describe(), head=result.head.describe(),
                       settings=result.settings, duration_s=round(result.duration_s, 1),
                       summary=result.summary, exit_code=result.exit_code,
-                      rows=[{k: r.get(k) for k in keep} for r in result.rows]))
+                      rows=[{k: r.get(k) for k in keep} for r in result.rows],
+                      processes=[process_json(p) for p in result.processes]))
+
+
+def process_json(p):
+    """A process's entry: label, tag, block, seconds, exit status, timed out, its JSON's file
+    name, and outlier (its factor) when it was left out."""
+    out = {k: p.get(k) for k in ("label", "tag", "block", "seconds", "rc", "timed_out")}
+    out["json"] = p["json"].rsplit("/", 1)[-1]
+    if "outlier" in p:
+        out["outlier"] = p["outlier"]
+    return out
 
 
 def bmf(result):

@@ -12,22 +12,28 @@ import time
 
 from ..gate.settings import ere_escape
 from ..runjson import Run
+from .outliers import outlying
 
 
 class Samples:
     """What the processes measured, per arm label ("base", "head"):
-    cpu[label][name]      CPU seconds per iteration, one value per process: the least of its
-                          repetitions (another job's interference only ever adds time)
-    real[label][name]     real seconds per iteration, likewise
+    runs                  one (label, {name: (cpu, real)}) per process that wrote its JSON:
+                          seconds per iteration, the least of the process's repetitions (another
+                          job's interference only ever adds time)
+    cpu[label][name]      CPU seconds per iteration, one value per process kept (outliers.py:
+                          a process whose benchmarks all ran far slower or faster than the
+                          others is left out); real[label][name] likewise
+    outliers              {index in runs: its factor} of the processes left out
     skipped[label][name]  the predicted seconds (or None) of each process that skipped it
     failed[label][name]   the message of a verification failure or error
     family[name]          "<group>/<strategy>"; params[name] its arguments
     processes             one dict per process: label, block, seconds, rc, json, timed_out."""
 
     def __init__(self):
-        self.cpu, self.real, self.skipped, self.failed = {}, {}, {}, {}
+        self.runs, self.skipped, self.failed = [], {}, {}
         self.family, self.params, self.processes = {}, {}, []
         self.context = {}
+        self._kept = None
 
     def add(self, label, run):
         """Adds one process's Run."""
@@ -37,9 +43,8 @@ class Samples:
             self._note(r)
             cpu, real = best.get(r["name"], (float("inf"), float("inf")))
             best[r["name"]] = (min(cpu, r["cpu"]), min(real, r["t"]))
-        for name, (cpu, real) in best.items():
-            self.cpu.setdefault(label, {}).setdefault(name, []).append(cpu)
-            self.real.setdefault(label, {}).setdefault(name, []).append(real)
+        self.runs.append((label, best))
+        self._kept = None
         for r in run.skipped:
             self._note(r)
             self.skipped.setdefault(label, {}).setdefault(r["name"], []).append(
@@ -51,6 +56,37 @@ class Samples:
     def _note(self, r):
         self.family[r["name"]] = r["family"] + "/" + r["strategy"]
         self.params[r["name"]] = r["params"]
+
+    @property
+    def outliers(self):
+        if self._kept is None:
+            self._settle()
+        return self._kept[0]
+
+    @property
+    def cpu(self):
+        return self._by_metric(0)
+
+    @property
+    def real(self):
+        return self._by_metric(1)
+
+    def _settle(self):
+        out = outlying([{n: v[0] for n, v in best.items()} for _, best in self.runs],
+                       [label for label, _ in self.runs])
+        by = ({}, {})
+        for i, (label, best) in enumerate(self.runs):
+            if i in out:
+                continue
+            for name, vals in best.items():
+                for m in (0, 1):
+                    by[m].setdefault(label, {}).setdefault(name, []).append(vals[m])
+        self._kept = (out, by)
+
+    def _by_metric(self, m):
+        if self._kept is None:
+            self._settle()
+        return self._kept[1][m]
 
     def values(self, label, name, metric="cpu"):
         return getattr(self, metric).get(label, {}).get(name, [])
@@ -123,8 +159,23 @@ def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log
                 raise RunFailed("%s's hotbench failed (exit %s); its output: %s" % (
                     arm.label, rc, path[:-len(".json")] + ".log"))
             samples.add(arm.label, run)
+            samples.processes[-1]["run"] = len(samples.runs) - 1
             done = [p["seconds"] for p in samples.processes[n:]]
             eta = sum(done) / len(done) * (total - k)
             log("compare: %s %d/%d %s %.1f s (%s left)" % (tag, k, total, arm.label, secs,
                                                           "%.0f s" % eta if eta < 120 else
                                                           "%.1f min" % (eta / 60)))
+    note_outliers(samples, tag, log)
+
+
+def note_outliers(samples, tag, log):
+    """Marks (process["outlier"] = its factor) and logs the processes of tag left out."""
+    far = samples.outliers
+    for p in samples.processes:
+        p.pop("outlier", None)
+        if p.get("run") in far:
+            p["outlier"] = round(far[p["run"]], 4)
+            if p["tag"] == tag:
+                log("compare: %s: left out %s (its benchmarks ran %.2fx the median "
+                    "process: an outlying process)" % (tag, os.path.basename(p["json"]),
+                                                        far[p["run"]]))
