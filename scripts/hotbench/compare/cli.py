@@ -16,7 +16,7 @@ import datetime
 import os
 import sys
 
-from . import accepted, table
+from . import accepted, cpus, table
 from .arms import Arm
 from .engine import Options, run_compare
 from .errors import die
@@ -89,6 +89,10 @@ def options(args):
               min_effect=args.min_effect, ir_tolerance=args.ir_tolerance,
               max_iteration_s=args.max_iteration, instructions=not args.no_instructions,
               complexity=not args.no_complexity, seed=args.seed)
+    try:
+        kw["cpu"] = cpus.parse(args.cpu)
+    except ValueError as e:
+        die(str(e))
     if args.budget_s is not None:
         kw["budget_s"] = args.budget_s
     for k in ("blocks", "confirm_blocks", "repetitions"):
@@ -164,6 +168,9 @@ def parser():
       "called a regression (default %(default)s)")
     a("--max-iteration", type=float, default=o.max_iteration_s, help="leave out benchmarks "
       "slower than this per iteration after the first block (default %(default)s s)")
+    a("--cpu", default="auto", help="auto: pin each ABBA block's processes to the CPU a short "
+      "probe finds quickest (a vCPU slowed by another guest is avoided); none: no pinning; N: "
+      "always CPU N (default auto)")
     a("--no-instructions", action="store_true", help="skip the callgrind counts")
     a("--no-complexity", action="store_true", help="skip the exponent fits")
     a("--seed", type=int, help="seed of the ABBA orders (default: random)")

@@ -36,7 +36,8 @@ class Options:
     called a regression (fraction); ir_tolerance: the same for instructions; instructions,
     complexity: run those checks; censor_s: the least time a head run of a size it skipped is
     allowed before it is stopped (and at least censor_factor times the base's time);
-    seed: the ABBA orders' random seed (None: from the clock)."""
+    cpu: "auto" (pin each ABBA block to the CPU a probe finds quickest, cpus.py), None (no
+    pinning) or a CPU number; seed: the ABBA orders' random seed (None: from the clock)."""
 
     def __init__(self, **kw):
         self.filter = None
@@ -53,6 +54,7 @@ class Options:
         self.complexity = True
         self.censor_s = 3.0
         self.censor_factor = 20.0
+        self.cpu = "auto"
         self.seed = None
         for k, v in kw.items():
             if not hasattr(self, k):
@@ -62,7 +64,7 @@ class Options:
     def settings(self):
         """The settings of a process (trials.command): profile, budget, min_time, env."""
         return dict(profile=SETTINGS["profile"], budget_s=self.budget_s, min_time=self.min_time,
-                    repetitions=self.repetitions, env=dict(SETTINGS["env"]))
+                    repetitions=self.repetitions, env=dict(SETTINGS["env"]), cpu=self.cpu)
 
 
 class Result:

@@ -80,9 +80,12 @@ def to_json(result):
 
 
 def process_json(p):
-    """A process's entry: label, tag, block, seconds, exit status, timed out, its JSON's file
-    name, and outlier (its factor) when it was left out."""
-    out = {k: p.get(k) for k in ("label", "tag", "block", "seconds", "rc", "timed_out")}
+    """A process's entry: label, tag, block, seconds, exit status, timed out, the CPU it was
+    pinned to (None: not pinned) and the probe that chose it (cpus.py), its JSON's file name,
+    and outlier (its factor) when it was left out."""
+    out = {k: p.get(k) for k in ("label", "tag", "block", "seconds", "rc", "timed_out", "cpu")}
+    if p.get("probe_ms"):
+        out["probe_ms"] = {str(c): v for c, v in p["probe_ms"].items()}
     out["json"] = p["json"].rsplit("/", 1)[-1]
     if "outlier" in p:
         out["outlier"] = p["outlier"]

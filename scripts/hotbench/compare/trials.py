@@ -12,6 +12,7 @@ import time
 
 from ..gate.settings import ere_escape
 from ..runjson import Run
+from . import cpus
 from .outliers import outlying
 
 
@@ -106,9 +107,10 @@ def command(binary, settings, bfilter, out_json):
             "--benchmark_out_format=json"]
 
 
-def run_process(arm, settings, bfilter, out_json, timeout=None):
-    """Runs one process of arm over bfilter; (Run or None, exit status, seconds, timed out).
-    The environment: ours, the settings' (glibc's malloc thresholds), then the arm's."""
+def run_process(arm, settings, bfilter, out_json, timeout=None, cpu=None):
+    """Runs one process of arm over bfilter, pinned to cpu unless None; (Run or None, exit
+    status, seconds, timed out). The environment: ours, the settings' (glibc's malloc
+    thresholds), then the arm's."""
     env = dict(os.environ)
     env.update(settings.get("env", {}))
     env.update(arm.env)
@@ -120,7 +122,8 @@ def run_process(arm, settings, bfilter, out_json, timeout=None):
         logf.flush()
         try:
             rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
-                                 timeout=timeout)
+                                 timeout=timeout, preexec_fn=None if cpu is None else
+                                 (lambda: os.sched_setaffinity(0, {cpu})))
         except subprocess.TimeoutExpired:
             return None, None, time.monotonic() - t0, True
     seconds = time.monotonic() - t0
@@ -144,13 +147,15 @@ def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log
     total = blocks * 4
     for b in range(blocks):
         order = [base, head, head, base] if rng.random() < 0.5 else [head, base, base, head]
+        cpu, probe = cpus.for_block(settings.get("cpu"))
         for i, arm in enumerate(order):
             k = b * 4 + i + 1
             path = os.path.join(out_dir, "%s-%03d-%s.json" % (tag, n + k, arm.label))
-            run, rc, secs, timed_out = run_process(arm, settings, bfilter, path, timeout)
+            run, rc, secs, timed_out = run_process(arm, settings, bfilter, path, timeout, cpu)
             samples.processes.append(dict(label=arm.label, block=b + 1, tag=tag, rc=rc,
                                           seconds=round(secs, 3), json=path,
-                                          timed_out=timed_out))
+                                          timed_out=timed_out, cpu=cpu,
+                                          probe_ms={c: round(v, 3) for c, v in probe.items()}))
             if timed_out:
                 log("compare: %s %d/%d %s: over %.1f s, stopped" % (tag, k, total, arm.label,
                                                                    timeout))
@@ -162,9 +167,9 @@ def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log
             samples.processes[-1]["run"] = len(samples.runs) - 1
             done = [p["seconds"] for p in samples.processes[n:]]
             eta = sum(done) / len(done) * (total - k)
-            log("compare: %s %d/%d %s %.1f s (%s left)" % (tag, k, total, arm.label, secs,
-                                                          "%.0f s" % eta if eta < 120 else
-                                                          "%.1f min" % (eta / 60)))
+            log("compare: %s %d/%d %s %.1f s%s (%s left)" % (
+                tag, k, total, arm.label, secs, "" if cpu is None else " on cpu%d" % cpu,
+                "%.0f s" % eta if eta < 120 else "%.1f min" % (eta / 60)))
     note_outliers(samples, tag, log)
 
 
