@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 
 from hotbench.compare import accepted, outliers, rankstats, table  # noqa: E402
 from hotbench.compare.arms import Arm  # noqa: E402
-from hotbench.compare.checks import confirmed  # noqa: E402
+from hotbench.compare.checks import confirmed, strategy_confirmed, strategy_suspects  # noqa: E402,E501
 from hotbench.compare.engine import Options, Result  # noqa: E402
 from hotbench.compare.trials import Samples  # noqa: E402
 from hotbench.compare.verdicts import instructions_verdict, time_verdict  # noqa: E402
@@ -111,6 +111,56 @@ class Verdicts(unittest.TestCase):
         self.assertNotEqual(tv["verdict"], "regressed")
         conf = samples_of({"base": {name: self.base}, "head": {name: head}})
         self.assertEqual(confirmed(row, screen, conf, Options())["verdict"], "regressed")
+
+
+class Strategies(unittest.TestCase):
+    """A strategy's sizes pooled: Samples.pooled, the screening's and the confirmation's rule."""
+    names = ["g/s/size:%d" % k for k in (1, 2, 3)]
+
+    def samples(self, change, noise, runs, seed):
+        rng = np.random.default_rng(seed)
+        return samples_of({lb: {n: [(k + 1) * 1e-3 * f * (1 + noise * rng.standard_normal())
+                                    for _ in range(runs)] for k, n in enumerate(self.names)}
+                           for lb, f in (("base", 1.0), ("head", change))})
+
+    def test_pooled_is_the_geometric_mean_of_the_sizes(self):
+        s = samples_of({"base": {"a": [1.0, 1.0], "b": [4.0, 4.0]},
+                        "head": {"a": [1.1, 1.1], "b": [4.4 * 1.21 / 1.1, 4.4 * 1.21 / 1.1]}})
+        ratio = np.median(s.pooled("head", ["a", "b"])) / np.median(s.pooled("base", ["a", "b"]))
+        self.assertAlmostEqual(ratio, (1.1 * 1.21) ** 0.5, places=9)
+        self.assertEqual(s.pooled("base", ["a", "missing"]), [])
+
+    def test_pooling_confirms_what_no_size_alone_does(self):
+        # seed 2: a 5% slowdown of 3 sizes with 6% noise, 10 runs a side: no size alone is
+        # confirmed; pooled, all three sizes that ran slower are
+        s = self.samples(1.05, 0.06, 10, 2)
+        rows = {n: {"family": "g/s"} for n in self.names}
+        for n in self.names:
+            own = time_verdict(s.values("base", n), s.values("head", n), 0.02, margin=0.01)
+            self.assertNotEqual(own["verdict"], "regressed", n)
+        out = strategy_confirmed(rows, self.names, s, Options())
+        self.assertTrue(out.get("g/s"))
+        for n, tv in out["g/s"].items():
+            self.assertEqual(tv["verdict"], "regressed")
+            self.assertIn("3 suspect sizes pooled", tv["text"])
+
+    def test_pooling_rarely_confirms_nothing(self):
+        hits = sum(bool(strategy_confirmed({n: {"family": "g/s"} for n in self.names},
+                                           self.names, self.samples(1.0, 0.06, 10, seed),
+                                           Options())) for seed in range(100))
+        self.assertLessEqual(hits, 5)  # a 95% test with its estimate above 1 + e
+
+    def test_a_pooled_suspect_makes_its_slower_sizes_suspects(self):
+        s = self.samples(1.08, 0.02, 6, 3)
+        rows = {n: {"family": "g/s", "time": {"ratio": r}, "suspect": False}
+                for n, r in zip(self.names, (1.08, 0.99, 1.07))}
+        strategy_suspects(rows, s, Options())
+        self.assertEqual([rows[n]["suspect"] for n in self.names], ["strategy", False, "strategy"])
+        s = self.samples(1.0, 0.02, 6, 3)
+        for r in rows.values():
+            r["suspect"] = False
+        strategy_suspects(rows, s, Options())
+        self.assertFalse(any(r["suspect"] for r in rows.values()))
 
 
 def samples_of(values):

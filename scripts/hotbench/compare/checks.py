@@ -70,7 +70,31 @@ def screen_rows(s, opts, left_out):
         elif not fail_h:
             add(row, "time", "not-measured", "measured only by the %s" % (
                 "base" if b or skip_b else "head"))
+    strategy_suspects(rows, s, opts)
     return rows
+
+
+def by_strategy(rows, names):
+    """{family: [names of it]} of the names (sorted), families of two names or more only."""
+    out = {}
+    for n in sorted(names):
+        out.setdefault(rows[n]["family"], []).append(n)
+    return {f: ns for f, ns in out.items() if len(ns) >= 2}
+
+
+def strategy_suspects(rows, s, opts):
+    """A strategy whose sizes pooled (Samples.pooled) are a suspect of the screening makes a
+    suspect of each of its sizes that ran slower in the head: a slowdown of a strategy's code
+    shows at every size, and pooling 3-5 sizes narrows the interval that each size alone
+    leaves too wide on a noisy machine."""
+    timed = [n for n, r in rows.items() if r.get("time") and r["time"].get("ratio")]
+    for fam, names in by_strategy(rows, timed).items():
+        tv = time_verdict(s.pooled("base", names), s.pooled("head", names), opts.min_effect,
+                          conf=SCREEN_CONF)
+        if tv["verdict"] == "regressed":
+            for n in names:
+                if rows[n]["time"]["ratio"] > 1 and not rows[n].get("suspect"):
+                    rows[n]["suspect"] = "strategy"
 
 
 def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log):
@@ -85,12 +109,15 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log):
                 len(suspects), opts.confirm_blocks, len(anchors)))
         interleaved(arms, settings, names_filter(suspects + anchors), opts.confirm_blocks,
                     trials_dir, "confirm", conf, rng, log)
+    pooled = strategy_confirmed(rows, suspects, conf, opts)
     for name, row in rows.items():
         tv = row.get("time")
         if tv is None:
             continue
         if name in suspects:
             tv = confirmed(row, screen, conf, opts)
+            if tv["verdict"] != "regressed":
+                tv = pooled.get(row["family"], {}).get(name, tv)
         stage = "confirmed" if name in suspects else "interleaved"
         add(row, "time", tv["verdict"], tv.get("text") or describe_time(tv, stage))
         row["time"] = tv
@@ -107,6 +134,29 @@ def anchor_names(rows, suspects, count=ANCHORS):
     rest = [(r["base_s"], n) for n, r in rows.items()
             if n not in suspects and r.get("time") and r.get("base_s")]
     return [n for _, n in sorted(rest)[:count]]
+
+
+def strategy_confirmed(rows, suspects, conf, opts):
+    """{family: {name: time verdict}} for the strategies with two suspects or more whose
+    suspects pooled (Samples.pooled over the confirmation's processes) pass the confirmation's
+    rule (95% interval above 1 + e/2, estimate above 1 + e): the verdict of each of those
+    suspects that ran slower in the confirmation by itself, the pooled interval its text."""
+    out = {}
+    for fam, names in by_strategy(rows, suspects).items():
+        tv = time_verdict(conf.pooled("base", names), conf.pooled("head", names),
+                          opts.min_effect, margin=opts.min_effect / 2)
+        if tv["verdict"] != "regressed":
+            continue
+        for n in names:
+            own = time_verdict(conf.values("base", n), conf.values("head", n), opts.min_effect)
+            if own.get("ratio") and own["ratio"] > 1:
+                v = dict(tv, text="time (confirmed with its strategy's %d suspect sizes "
+                              "pooled): %s [%s, %s], %d/%d runs; this size: %s" % (
+                                  len(names), pct(tv["ratio"]), pct(tv["ci"][0]),
+                                  pct(tv["ci"][1]), tv["n_base"], tv["n_head"],
+                                  describe_time(own, "confirmation")[len("time "):]))
+                out.setdefault(fam, {})[n] = v
+    return out
 
 
 def confirmed(row, screen, conf, opts):

@@ -43,7 +43,7 @@ class Options:
         self.filter = None
         self.ir_filter = None
         self.blocks = 3
-        self.confirm_blocks = 4
+        self.confirm_blocks = 5
         self.min_time = 0.01
         self.repetitions = 2
         self.budget_s = SETTINGS["budget_s"]

@@ -6,7 +6,9 @@ every process is one sample of each benchmark (randomized multiple interleaved t
 Brecht, ICPE 2017). Each process keeps its google-benchmark JSON and console output.
 """
 
+import math
 import os
+import statistics
 import subprocess
 import time
 
@@ -82,7 +84,22 @@ class Samples:
             for name, vals in best.items():
                 for m in (0, 1):
                     by[m].setdefault(label, {}).setdefault(name, []).append(vals[m])
-        self._kept = (out, by)
+        self._kept = (out, by, [r for i, r in enumerate(self.runs) if i not in out])
+
+    def pooled(self, label, names):
+        """A strategy's sizes pooled: one value per kept process of label that measured every
+        one of names, the geometric mean over names of its CPU time over that name's median
+        among the kept processes of both arms (1.0: a process as fast as the middle one).
+        The ratio of two arms' pooled values is the geometric mean of the sizes' ratios."""
+        if self._kept is None:
+            self._settle()
+        runs = [(lb, best) for lb, best in self._kept[2]
+                if all(n in best and best[n][0] > 0 for n in names)]
+        if not names or not runs:
+            return []
+        med = {n: statistics.median(best[n][0] for _, best in runs) for n in names}
+        return [math.exp(sum(math.log(best[n][0] / med[n]) for n in names) / len(names))
+                for lb, best in runs if lb == label]
 
     def _by_metric(self, m):
         if self._kept is None:

@@ -6,9 +6,10 @@ time (CPU seconds per iteration; hotbench's cpu_time):
     (--min-effect, default 2%):
       regressed     a suspect of the screening (its 80% interval above 1 and its estimate above
                     1 + e: an 80% interval of 6 runs a side survives one outlying process, a 95%
-                    one does not) whose second, independent set of interleaved trials alone
-                    (8 runs a side) puts the 95% interval above 1 + e/2 and the estimate above
-                    1 + e;
+                    one does not; or a size slower in the head of a strategy whose sizes pooled
+                    are such a suspect) whose second, independent set of interleaved trials
+                    (10 runs a side) puts the 95% interval above 1 + e/2 and the estimate above
+                    1 + e, by itself or pooled with its strategy's other suspect sizes;
       improved      the interval lies below 1 and the estimate below 1 / (1 + e);
       same          the interval lies inside [1 / (1 + e), 1 + e]: no change of e or more;
       inconclusive  anything else: the noise of this machine hides whether there is one.
