@@ -18,7 +18,8 @@ import numpy as np  # noqa: E402
 
 from hotbench.compare import accepted, outliers, rankstats, table  # noqa: E402
 from hotbench.compare.arms import Arm  # noqa: E402
-from hotbench.compare.checks import confirmed, strategy_confirmed, strategy_suspects  # noqa: E402,E501
+from hotbench.compare.checks import strategy_suspects  # noqa: E402
+from hotbench.compare.confirmation import judge, step_down  # noqa: E402
 from hotbench.compare.engine import Options, Result  # noqa: E402
 from hotbench.compare.trials import Samples  # noqa: E402
 from hotbench.compare.verdicts import instructions_verdict, time_verdict  # noqa: E402
@@ -104,13 +105,34 @@ class Verdicts(unittest.TestCase):
         name = "g/s/size:1/real_time"
         head = [x * 1.1 for x in self.base]
         screen = samples_of({"base": {name: self.base}, "head": {name: head}})
-        row = {"name": name, "time": time_verdict(self.base, head, 0.02)}
-        self.assertEqual(row["time"]["verdict"], "regressed")
+        rows = {name: {"name": name, "family": "g/s",
+                       "time": time_verdict(self.base, head, 0.02)}}
+        self.assertEqual(rows[name]["time"]["verdict"], "regressed")
         conf = samples_of({"base": {name: self.base}, "head": {name: list(self.base)}})
-        tv = confirmed(row, screen, conf, Options())
+        tv = judge(rows, screen, conf, [name], Options())[name]
         self.assertNotEqual(tv["verdict"], "regressed")
+        self.assertIn("not confirmed", tv["text"])
         conf = samples_of({"base": {name: self.base}, "head": {name: head}})
-        self.assertEqual(confirmed(row, screen, conf, Options())["verdict"], "regressed")
+        tv = judge(rows, screen, conf, [name], Options())[name]
+        self.assertEqual(tv["verdict"], "regressed")
+        self.assertIn("confirmed at 95.0% (Holm)", tv["text"])
+
+    def test_holm_widens_the_interval_with_the_number_of_tests(self):
+        base = [1.0, 1.01, 0.99, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.02]
+        weak = ([x * 1.03 for x in base[::-1]], base)
+        strong = ([x * 1.2 for x in base], base)
+        one = step_down({"w": (weak[1], weak[0])}, Options())
+        self.assertEqual(one["w"]["verdict"], "regressed")
+        many = step_down(dict({"w": (weak[1], weak[0])},
+                              **{"u%d" % i: (base, base[::-1]) for i in range(19)}), Options())
+        self.assertNotEqual(many["w"]["verdict"], "regressed")
+        self.assertAlmostEqual(many["w"]["conf"], 1 - 0.05 / 20)
+        # the strong ones leave first, and the weak one is tried again at a narrower level
+        out = step_down(dict({"w": (weak[1], weak[0])},
+                             **{"s%d" % i: (strong[1], strong[0]) for i in range(3)}), Options())
+        self.assertEqual({k: v["verdict"] for k, v in out.items()},
+                         dict(w="regressed", s0="regressed", s1="regressed", s2="regressed"))
+        self.assertAlmostEqual(out["w"]["conf"], 0.95)
 
 
 class Strategies(unittest.TestCase):
@@ -130,25 +152,30 @@ class Strategies(unittest.TestCase):
         self.assertAlmostEqual(ratio, (1.1 * 1.21) ** 0.5, places=9)
         self.assertEqual(s.pooled("base", ["a", "missing"]), [])
 
+    def rows(self, s):
+        return {n: {"name": n, "family": "g/s",
+                    "time": time_verdict(s.values("base", n), s.values("head", n), 0.02)}
+                for n in self.names}
+
     def test_pooling_confirms_what_no_size_alone_does(self):
-        # seed 2: a 5% slowdown of 3 sizes with 6% noise, 10 runs a side: no size alone is
-        # confirmed; pooled, all three sizes that ran slower are
-        s = self.samples(1.05, 0.06, 10, 2)
-        rows = {n: {"family": "g/s"} for n in self.names}
-        for n in self.names:
-            own = time_verdict(s.values("base", n), s.values("head", n), 0.02, margin=0.01)
-            self.assertNotEqual(own["verdict"], "regressed", n)
-        out = strategy_confirmed(rows, self.names, s, Options())
-        self.assertTrue(out.get("g/s"))
-        for n, tv in out["g/s"].items():
-            self.assertEqual(tv["verdict"], "regressed")
-            self.assertIn("3 suspect sizes pooled", tv["text"])
+        # seed 2: a 5% slowdown of 3 sizes with 5% noise, 10 runs a side: no size alone is
+        # confirmed; pooled, every size that ran slower is
+        s = self.samples(1.05, 0.05, 10, 2)
+        out = judge(self.rows(s), s, s, self.names, Options())
+        self.assertTrue(any(tv["verdict"] == "regressed" for tv in out.values()))
+        for n, tv in out.items():
+            if tv["verdict"] == "regressed":
+                self.assertIn("3 suspect sizes pooled", tv["text"])
+            else:
+                self.assertIn("not confirmed", tv["text"])
 
     def test_pooling_rarely_confirms_nothing(self):
-        hits = sum(bool(strategy_confirmed({n: {"family": "g/s"} for n in self.names},
-                                           self.names, self.samples(1.0, 0.06, 10, seed),
-                                           Options())) for seed in range(100))
-        self.assertLessEqual(hits, 5)  # a 95% test with its estimate above 1 + e
+        hits = 0
+        for seed in range(100):
+            s = self.samples(1.0, 0.06, 10, seed)
+            out = judge(self.rows(s), s, s, self.names, Options())
+            hits += any(tv["verdict"] == "regressed" for tv in out.values())
+        self.assertLessEqual(hits, 3)  # under ALPHA / 2 = 2.5% for all 4 tests together
 
     def test_a_pooled_suspect_makes_its_slower_sizes_suspects(self):
         s = self.samples(1.08, 0.02, 6, 3)

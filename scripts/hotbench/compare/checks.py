@@ -1,8 +1,7 @@
 """checks - the compare's rows and what each check adds to them (engine.py runs them in order;
-verdicts.py decides). A row: name, family, params, checks (dicts kind, verdict, text), time
-(the time verdict that stands), note."""
+verdicts.py decides; confirmation.py confirms the screening's suspects). A row: name, family,
+params, checks (dicts kind, verdict, text), time (the time verdict that stands), note."""
 
-import math
 import os
 import subprocess
 
@@ -19,9 +18,6 @@ from .verdicts import ORDER, combine, describe_time, instructions_verdict, pct, 
 # when one process is an outlier: the 95% interval's ends are the 6th pairwise differences from
 # each end, which one outlying run's 6 differences reach).
 SCREEN_CONF = 0.80
-
-# Benchmarks run beside the suspects in the confirmation (anchor_names).
-ANCHORS = 6
 
 
 def new_row(samples, name):
@@ -97,85 +93,10 @@ def strategy_suspects(rows, s, opts):
                     rows[n]["suspect"] = "strategy"
 
 
-def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log):
-    """Runs the confirmation of the suspects and adds every row's time check; returns the
-    confirmation's Samples (empty without suspects)."""
-    suspects = sorted(n for n, r in rows.items() if r.get("suspect"))
-    conf = Samples()
-    if suspects:
-        anchors = anchor_names(rows, suspects)
-        log("compare: %d suspect(s) of a slowdown; confirming in %d more ABBA block(s), with %d "
-            "of the rest as anchors of the processes' speed" % (
-                len(suspects), opts.confirm_blocks, len(anchors)))
-        interleaved(arms, settings, names_filter(suspects + anchors), opts.confirm_blocks,
-                    trials_dir, "confirm", conf, rng, log)
-    pooled = strategy_confirmed(rows, suspects, conf, opts)
-    for name, row in rows.items():
-        tv = row.get("time")
-        if tv is None:
-            continue
-        if name in suspects:
-            tv = confirmed(row, screen, conf, opts)
-            if tv["verdict"] != "regressed":
-                tv = pooled.get(row["family"], {}).get(name, tv)
-        stage = "confirmed" if name in suspects else "interleaved"
-        add(row, "time", tv["verdict"], tv.get("text") or describe_time(tv, stage))
-        row["time"] = tv
-    budget = sorted(n for n, r in rows.items() if r.get("budget_suspect"))
-    for name in budget:
+def unbudgeted(rows, screen, arms, settings, opts, trials_dir, rng, log):
+    """Runs every size the head skipped over the budget again (run_unbudgeted)."""
+    for name in sorted(n for n, r in rows.items() if r.get("budget_suspect")):
         run_unbudgeted(rows[name], screen, arms, settings, opts, trials_dir, rng, log)
-    return conf
-
-
-def anchor_names(rows, suspects, count=ANCHORS):
-    """Up to count benchmarks that are no suspects, the quickest of the screening first: they
-    run beside the suspects in the confirmation so that its processes have enough benchmarks to
-    tell a whole process that ran slow (outliers.py)."""
-    rest = [(r["base_s"], n) for n, r in rows.items()
-            if n not in suspects and r.get("time") and r.get("base_s")]
-    return [n for _, n in sorted(rest)[:count]]
-
-
-def strategy_confirmed(rows, suspects, conf, opts):
-    """{family: {name: time verdict}} for the strategies with two suspects or more whose
-    suspects pooled (Samples.pooled over the confirmation's processes) pass the confirmation's
-    rule (95% interval above 1 + e/2, estimate above 1 + e): the verdict of each of those
-    suspects that ran slower in the confirmation by itself, the pooled interval its text."""
-    out = {}
-    for fam, names in by_strategy(rows, suspects).items():
-        tv = time_verdict(conf.pooled("base", names), conf.pooled("head", names),
-                          opts.min_effect, margin=opts.min_effect / 2)
-        if tv["verdict"] != "regressed":
-            continue
-        for n in names:
-            own = time_verdict(conf.values("base", n), conf.values("head", n), opts.min_effect)
-            if own.get("ratio") and own["ratio"] > 1:
-                v = dict(tv, text="time (confirmed with its strategy's %d suspect sizes "
-                              "pooled): %s [%s, %s], %d/%d runs; this size: %s" % (
-                                  len(names), pct(tv["ratio"]), pct(tv["ci"][0]),
-                                  pct(tv["ci"][1]), tv["n_base"], tv["n_head"],
-                                  describe_time(own, "confirmation")[len("time "):]))
-                out.setdefault(fam, {})[n] = v
-    return out
-
-
-def confirmed(row, screen, conf, opts):
-    """The time verdict of a suspect: regressed only when the confirmation's own samples say so
-    (95% interval above 1 + e/2, estimate above 1 + e); otherwise the verdict of all samples
-    pooled, a pooled 'regressed' made inconclusive."""
-    name = row["name"]
-    cb, ch = conf.values("base", name), conf.values("head", name)
-    tv = time_verdict(cb, ch, opts.min_effect, margin=opts.min_effect / 2)
-    if tv["verdict"] == "regressed":
-        return tv
-    pooled = time_verdict(screen.values("base", name) + cb, screen.values("head", name) + ch,
-                          opts.min_effect)
-    if pooled["verdict"] == "regressed":
-        pooled["verdict"] = "inconclusive"
-    pooled["text"] = "time: %s in the screening, not confirmed (%s); pooled: %s" % (
-        pct(row["time"]["ratio"]), describe_time(tv, "confirmation"),
-        describe_time(pooled, "all runs")[len("time "):])
-    return pooled
 
 
 def run_unbudgeted(row, screen, arms, settings, opts, trials_dir, rng, log):

@@ -14,7 +14,6 @@ its 95% interval, a verdict and the check that decided (docs/compare.md).
 import argparse
 import datetime
 import os
-import sys
 
 from . import accepted, cpus, table
 from .arms import Arm

@@ -3,8 +3,9 @@
      selection: the manifest's gate.select unless --filter) fixes the benchmarks, those under
      the time cap per iteration; then ABBA blocks of processes, each process a few repetitions
      of every benchmark (trials.py);
-  2. confirmation: the suspects of step 1 (time regressed; or measured by the base and skipped
-     over the budget by the head) in a second, independent set of interleaved blocks, alone;
+  2. confirmation: the suspects of step 1 (time regressed, by size or by strategy) in a
+     second, independent set of interleaved blocks, their tests corrected for their number
+     (confirmation.py); a size the head skipped over the budget, again without the budget;
   3. instructions: each arm once under callgrind over the manifest's gate.ir_select
      (deterministic counts);
   4. complexity: each strategy's exponent fitted along each view of the manifest, per arm; a
@@ -15,12 +16,11 @@ head fails the compare. Verdicts: verdicts.py.
 
 import os
 import random
-import re
 import time
 
 from ..manifest import Manifest, ManifestError
 from ..gate.settings import SETTINGS, selection_filter
-from . import checks
+from . import checks, confirmation
 from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
@@ -158,7 +158,10 @@ def run_compare(base, head, opts, out_dir, log=print):
         interleaved((base, head), settings, names_filter(names), opts.blocks, trials_dir,
                     "screen", screen, rng, log)
         rows = checks.screen_rows(screen, opts, left_out)
-        conf = checks.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng, log)
+        conf = Samples()
+        confirmation.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng, log,
+                             conf)
+        checks.unbudgeted(rows, screen, (base, head), settings, opts, trials_dir, rng, log)
     except RunFailed as e:
         die(str(e))
     if opts.instructions:

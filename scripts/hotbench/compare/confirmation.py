@@ -1,0 +1,120 @@
+"""confirmation - the screening's suspects run again, and what decides a regression.
+
+The suspects (checks.screen_rows) run in opts.confirm_blocks more ABBA blocks, beside a few
+quick other benchmarks as anchors of the processes' speed (outliers.py). Then each suspect size
+is one test, and each strategy with two suspect sizes or more one more (its sizes pooled:
+trials.Samples.pooled). A test rejects "no slowdown of e/2 or more" when its interval lies
+above 1 + e/2, and counts only with its estimate above 1 + e.
+
+A compare makes many such tests, a few on unchanged code too: at 95% each, one unchanged
+compare of 39 benchmarks in 20 confirmed a +6.6% [+2.1%, +13.5%] that was not there. So the
+tests go through Holm's step-down procedure (Holm, "A simple sequentially rejective multiple
+test procedure", Scand. J. Statist. 6, 1979): with m tests left, those whose interval at
+1 - ALPHA/m passes are rejected and leave, and the rest are tried again at the wider level
+for m minus those; it stops when none passes. The chance of any false regression among the
+confirmed tests stays under ALPHA/2 (one-sided), however many suspects the screening found.
+"""
+
+from .checks import by_strategy
+from .trials import interleaved, names_filter
+from .verdicts import describe_time, pct, time_verdict
+
+ALPHA = 0.05
+
+# Benchmarks run beside the suspects in the confirmation (anchor_names).
+ANCHORS = 6
+
+
+def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples):
+    """Runs the confirmation of the suspects into samples (trials.Samples) and adds every
+    timed row's time check."""
+    suspects = sorted(n for n, r in rows.items() if r.get("suspect"))
+    if suspects:
+        anchors = anchor_names(rows, suspects)
+        log("compare: %d suspect(s) of a slowdown; confirming in %d more ABBA block(s), with %d "
+            "of the rest as anchors of the processes' speed" % (
+                len(suspects), opts.confirm_blocks, len(anchors)))
+        interleaved(arms, settings, names_filter(suspects + anchors), opts.confirm_blocks,
+                    trials_dir, "confirm", samples, rng, log)
+    judged = judge(rows, screen, samples, suspects, opts)
+    for name, row in rows.items():
+        tv = judged.get(name, row.get("time"))
+        if tv is None:
+            continue
+        row["time"] = tv
+        row["checks"].append(dict(kind="time", verdict=tv["verdict"], text=tv.get("text") or
+                                  describe_time(tv, "interleaved")))
+
+
+def judge(rows, screen, samples, suspects, opts):
+    """{name: time verdict} of each suspect (a name of rows) from the confirmation's samples
+    (the screening's too where it is not confirmed): the tests of step_down, then decide."""
+    families = by_strategy(rows, suspects)
+    verdicts = step_down(tests(suspects, families, samples), opts)
+    return {n: decide(rows[n], screen, samples, verdicts,
+                      len(families.get(rows[n]["family"], [])), opts) for n in suspects}
+
+
+def anchor_names(rows, suspects, count=ANCHORS):
+    """Up to count benchmarks that are no suspects, the quickest of the screening first: they
+    run beside the suspects in the confirmation so that its processes have enough benchmarks to
+    tell a whole process that ran slow (outliers.py)."""
+    rest = [(r["base_s"], n) for n, r in rows.items()
+            if n not in suspects and r.get("time") and r.get("base_s")]
+    return [n for _, n in sorted(rest)[:count]]
+
+
+def tests(suspects, families, samples):
+    """The confirmation's tests: {("size", name): (base, head)} per suspect and
+    {("strategy", family): (base, head)} per family of families, from samples."""
+    out = {("size", n): (samples.values("base", n), samples.values("head", n))
+           for n in suspects}
+    for fam, names in families.items():
+        out[("strategy", fam)] = (samples.pooled("base", names), samples.pooled("head", names))
+    return out
+
+
+def step_down(tests, opts):
+    """Holm's step-down over tests ({key: (base, head)}): {key: time verdict}, "regressed"
+    for the rejected ones (at the level that rejected them, in tv["conf"]); the others'
+    verdicts at the last level tried."""
+    left, out = dict(tests), {}
+    while left:
+        level = 1.0 - ALPHA / len(left)
+        tvs = {k: dict(time_verdict(b, h, opts.min_effect, conf=level,
+                                    margin=opts.min_effect / 2), conf=level)
+               for k, (b, h) in left.items()}
+        hit = [k for k, tv in tvs.items() if tv["verdict"] == "regressed"]
+        for k in hit or tvs:
+            out[k] = tvs[k]
+            del left[k]
+        if not hit:
+            break
+    return out
+
+
+def decide(row, screen, conf, verdicts, strategy_sizes, opts):
+    """A suspect's time verdict: regressed when its own test was rejected, or its strategy's
+    pooled one and the size ran slower in the confirmation by itself; otherwise the verdict of
+    all its runs pooled, a pooled "regressed" made inconclusive."""
+    name = row["name"]
+    own = verdicts[("size", name)]
+    stage = "confirmed at %.1f%% (Holm)" % (own["conf"] * 100)
+    if own["verdict"] == "regressed":
+        return dict(own, text=describe_time(own, stage))
+    fam = verdicts.get(("strategy", row["family"]))
+    if fam and fam["verdict"] == "regressed" and own.get("ratio") and own["ratio"] > 1:
+        return dict(fam, text="time (confirmed with its strategy's %d suspect sizes pooled at "
+                    "%.1f%% (Holm)): %s [%s, %s], %d/%d runs; this size: %s" % (
+                        strategy_sizes, fam["conf"] * 100, pct(fam["ratio"]),
+                        pct(fam["ci"][0]), pct(fam["ci"][1]), fam["n_base"], fam["n_head"],
+                        describe_time(own, "confirmation")[len("time "):]))
+    cb, ch = conf.values("base", name), conf.values("head", name)
+    pooled = time_verdict(screen.values("base", name) + cb, screen.values("head", name) + ch,
+                          opts.min_effect)
+    if pooled["verdict"] == "regressed":
+        pooled["verdict"] = "inconclusive"
+    pooled["text"] = "time: %s in the screening, not confirmed (%s); pooled: %s" % (
+        pct(row["time"]["ratio"]), describe_time(own, "confirmation at %.1f%%" % (
+            own["conf"] * 100)), describe_time(pooled, "all runs")[len("time "):])
+    return pooled
