@@ -22,10 +22,10 @@ def lines(result):
     """The table's lines: a header, one line per benchmark (REGRESSED/FAILED lines first, each
     naming the check that decided), the summary."""
     out = ["compare: base %s vs head %s, CPU time per iteration (median of the runs), change "
-           "= head/base - 1 with its 95%% interval" % (rev_text(result.base),
-                                                       rev_text(result.head)), ""]
+           "= head/base - 1 with its interval (95%%; a confirmed suspect's at its Holm level, "
+           "named in the check)" % (rev_text(result.base), rev_text(result.head)), ""]
     out.append("%-66s %9s %9s %7s %17s %7s  %-12s %s" % (
-        "benchmark", "base", "head", "change", "95% CI", "instr", "verdict", "check"))
+        "benchmark", "base", "head", "change", "interval", "instr", "verdict", "check"))
     for r in result.rows:
         lead = {"regressed": "REGRESSED ", "failed": "FAILED "}.get(r["verdict"], "")
         if lead:

@@ -8,8 +8,9 @@ time (CPU seconds per iteration; hotbench's cpu_time):
                     1 + e: an 80% interval of 6 runs a side survives one outlying process, a 95%
                     one does not; or a size slower in the head of a strategy whose sizes pooled
                     are such a suspect) whose second, independent set of interleaved trials
-                    (10 runs a side) puts the 95% interval above 1 + e/2 and the estimate above
-                    1 + e, by itself or pooled with its strategy's other suspect sizes;
+                    (10 runs a side) puts the interval above 1 + e/2 and the estimate above
+                    1 + e, by itself or pooled with its strategy's other suspect sizes, the
+                    intervals corrected for the number of tests (Holm: confirmation.py);
       improved      the interval lies below 1 and the estimate below 1 / (1 + e);
       same          the interval lies inside [1 / (1 + e), 1 + e]: no change of e or more;
       inconclusive  anything else: the noise of this machine hides whether there is one.
