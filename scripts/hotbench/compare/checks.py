@@ -2,6 +2,7 @@
 verdicts.py decides; confirmation.py confirms the screening's suspects). A row: name, family,
 params, checks (dicts kind, verdict, text), time (the time verdict that stands), note."""
 
+import concurrent.futures
 import os
 import subprocess
 
@@ -150,18 +151,24 @@ def instructions(rows, arms, settings, manifest, opts, out_dir, log):
     ir_filter = ir_selection(arms, manifest, opts)
     if not ir_filter:
         return
-    counts = {}
     logdir = os.path.join(out_dir, "trials")
     os.makedirs(logdir, exist_ok=True)
-    for arm in arms:
+
+    def count(arm):
         s = dict(settings, ir_filter=ir_filter, env=dict(settings["env"], **arm.env))
-        log("compare: %s: instruction counts under callgrind" % arm.label)
-        ir = measure_instructions(arm.binary, logdir, s, {}, "-" + arm.label,
-                                  lambda m: None, run_cmd)
+        return measure_instructions(arm.binary, logdir, s, {}, "-" + arm.label,
+                                    lambda m: None, run_cmd)
+
+    # both arms at once, one per CPU: instruction counts do not depend on the machine's load
+    log("compare: instruction counts under callgrind, base and head side by side")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(arms)) as pool:
+        irs = dict(zip([a.label for a in arms], pool.map(count, arms)))
+    counts = {}
+    for label, ir in irs.items():
         if "unavailable" in ir:
             log("compare: no instruction counts: " + ir["unavailable"])
             return
-        counts[arm.label] = ir["benchmarks"]
+        counts[label] = ir["benchmarks"]
     for name in sorted(set(counts["base"]) | set(counts["head"])):
         b = counts["base"].get(name, {}).get("per_iteration")
         h = counts["head"].get(name, {}).get("per_iteration")
