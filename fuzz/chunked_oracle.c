@@ -111,8 +111,13 @@ static int chunk_ext_crlf(cursor *c)
     size_t start = c->i;
     int v = CONT;
     for (;;) {
+        size_t before_bws = c->i;
         ows(c);
         int b = peek(c);
+        if (b == '\r' && c->i > before_bws) {
+            v = HB_ORACLE_BAD; /* BWS belongs before ";": none may end the line */
+            break;
+        }
         if (b == '\r' || b < 0)
             break;
         if (b != ';') {
@@ -123,10 +128,10 @@ static int chunk_ext_crlf(cursor *c)
         ows(c);
         if ((v = token(c)) != CONT)
             break;
-        size_t before_bws = c->i;
+        size_t before_eq = c->i;
         ows(c);
         if (peek(c) != '=') {
-            c->i = before_bws; /* the BWS belongs to the next ";" (or is an error there) */
+            c->i = before_eq; /* the BWS belongs to the next ";" (or is an error there) */
             continue;
         }
         c->i++;

@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef HB_FUZZ_TARGET /* the target's name, defined by fuzz/CMakeLists.txt */
+#define HB_FUZZ_TARGET "?"
+#endif
+
 /* What hb_fuzz_fail prints; set once per input, read only on failure. A test harness's state,
  * not a library's: one process fuzzes one target on one thread. */
-static const char *hb_fuzz_target = "?";
 static const char *hb_fuzz_file;
 static const uint8_t *hb_fuzz_data;
 static size_t hb_fuzz_size;
@@ -67,9 +70,8 @@ uint64_t hb_fuzz_range(hb_fuzz_rng *r, uint64_t lo, uint64_t hi)
     return lo + (uint64_t)(((unsigned __int128)hb_fuzz_next(r) * span) >> 64);
 }
 
-void hb_fuzz_set_context(const char *target, const char *file)
+void hb_fuzz_set_file(const char *file)
 {
-    hb_fuzz_target = target ? target : "?";
     hb_fuzz_file = file;
 }
 
@@ -82,7 +84,7 @@ void hb_fuzz_set_input(const uint8_t *data, size_t size)
 void hb_fuzz_fail(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "hotbench fuzz %s: ", hb_fuzz_target);
+    fprintf(stderr, "hotbench fuzz %s: ", HB_FUZZ_TARGET);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);

@@ -49,9 +49,9 @@ uint64_t hb_fuzz_next(hb_fuzz_rng *r);
  * the small ranges the targets use). */
 uint64_t hb_fuzz_range(hb_fuzz_rng *r, uint64_t lo, uint64_t hi);
 
-/* Which target is running and, in the replay driver, which file: printed by hb_fuzz_fail. The
- * strings must outlive the run (the replay driver owns the file name). */
-void hb_fuzz_set_context(const char *target, const char *file);
+/* The replay driver's current file, printed by hb_fuzz_fail (NULL: none). The string must
+ * outlive the run. The target's name is compiled in (HB_FUZZ_TARGET). */
+void hb_fuzz_set_file(const char *file);
 
 /* Remembers the current input (for hb_fuzz_fail's excerpt); the targets call it first. */
 void hb_fuzz_set_input(const uint8_t *data, size_t size);

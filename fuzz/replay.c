@@ -65,8 +65,9 @@ static int replay_file(const char *path)
         fprintf(stderr, "hb_fuzz_replay: cannot read %s\n", path);
         return 2;
     }
-    hb_fuzz_set_context(HB_FUZZ_TARGET, path);
+    hb_fuzz_set_file(path);
     LLVMFuzzerTestOneInput(data, len);
+    hb_fuzz_set_file(NULL);
     free(data);
     return 0;
 }
