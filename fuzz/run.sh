@@ -59,6 +59,8 @@ found=0
 for t in $targets; do
     mkdir -p "$build/corpus/$t" "$build/findings/$t"
     log=$build/logs/$t.log
+    stamp=$build/logs/$t.start
+    touch "$stamp"
     echo "fuzz $t: ${seconds} s ..." >&2
     rc=0
     # shellcheck disable=SC2086 # FUZZ_ARGS is a list of flags
@@ -66,18 +68,22 @@ for t in $targets; do
         -max_len="${max_len[$t]}" -dict="fuzz/dict/${dict[$t]}.dict" -timeout=25 \
         -rss_limit_mb=2560 -artifact_prefix="$build/findings/$t/" ${FUZZ_ARGS:-} \
         "$build/corpus/$t" "fuzz/corpus/$t" "fuzz/regressions/$t" >"$log" 2>&1 || rc=$?
+    # "#N ... cov: C ft: F corp: K/B" is libFuzzer's status line (fork mode: "#N: cov: ...")
+    last=$(grep -E '^#[0-9]+:?[[:space:]].*cov: ' "$log" | tail -1 || true)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 || true)
+    [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<<"$last")
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
     corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9a-zA-Z]*\).*/\1/p' <<<"$last")
     line=$(printf '%-12s %4ss  %10s execs  %7s/s  cov %5s  ft %6s  corpus %s' "$t" "$seconds" \
         "${execs:-?}" "$(( ${execs:-0} / (seconds > 0 ? seconds : 1) ))" "${cov:-?}" "${ft:-?}" "${corp:-?}")
-    if [ "$rc" -ne 0 ]; then
+    # a finding: a non-zero exit, or crash files written (fork mode with -ignore_crashes=1 goes on)
+    mapfile -t crashes < <(find "$build/findings/$t" -type f -newer "$stamp" | sort)
+    if [ "$rc" -ne 0 ] || [ ${#crashes[@]} -gt 0 ]; then
         found=1
-        crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
         what=$(grep -m1 -E '^hotbench fuzz|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|SUMMARY:' "$log" || true)
-        line="$line"$'\n'"    FINDING (exit $rc): ${what:-see $log}"$'\n'"    crash file: ${crash:-none written; log $log}"
+        line="$line"$'\n'"    FINDING (exit $rc): ${what:-see $log}"
+        line="$line"$'\n'"    crash files: ${crashes[*]:-none written; see $log}"
     fi
     summary+=("$line")
 done
