@@ -111,7 +111,8 @@ static int replay_dir(const char *dir, size_t *count)
         n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
+    if (n > 1)
+        qsort(names, n, sizeof *names, by_name);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
