@@ -13,6 +13,13 @@
 #   make clean      remove the build trees (generated inputs in data/ are kept)
 #   make new-case NAME=<name>  a minimal working case in cases/<name>/ from templates/case/, and
 #                   its line in cases/cases.def (README.md, "Adding a case")
+#   make fuzz       the differential fuzz targets (fuzz/README.md) built with clang + libFuzzer
+#                   (ASan + UBSan) in build-fuzz/, each run FUZZ_SECONDS (default 300) seconds;
+#                   prints per target executions, coverage (cov/ft) and any finding with its crash
+#                   file (build-fuzz/findings/); exits 1 on a finding. FUZZ_TARGETS='dechunk
+#                   volumes' runs only those (fuzz/run.sh --help). `make test` replays the
+#                   committed corpora without libFuzzer.
+#   make fuzz-coverage  line coverage of each decoder file by the fuzz corpora (llvm-cov)
 BUILD      ?= build
 TEST_BUILD ?= build-test
 ASAN_BUILD ?= build-asan
@@ -148,6 +155,21 @@ bench-e2e: build
 new-case: export HB_NEW_CASE_NAME := $(NAME)
 new-case:
 	@templates/new-case.sh "$$HB_NEW_CASE_NAME"
+
+# --- fuzzing (issue 15): fuzz/run.sh and fuzz/coverage.sh --------------------------------------
+# FUZZ_SECONDS, FUZZ_TARGETS and FUZZ_ARGS reach the scripts through the environment.
+FUZZ_SECONDS ?= 300
+.PHONY: fuzz fuzz-coverage
+fuzz: export FUZZ_SECONDS := $(FUZZ_SECONDS)
+fuzz: export FUZZ_TARGETS := $(FUZZ_TARGETS)
+fuzz: deps
+	@scripts/deps.sh --fuzz
+	@JOBS=$(JOBS) fuzz/run.sh
+
+fuzz-coverage: export FUZZ_TARGETS := $(FUZZ_TARGETS)
+fuzz-coverage: deps
+	@scripts/deps.sh --fuzz
+	@JOBS=$(JOBS) fuzz/coverage.sh
 
 # --- the compare's detection power (scripts/gate_power.py) --------------------------------------
 #   make gate-power  slows one strategy per case down by 0, 3, 5, 10 and 20% (the test hook

@@ -5,19 +5,22 @@
 #   scripts/deps.sh --peers   the runtimes of the peers instead (scripts/peers.py, issue 7): Java 17
 #                             and Apache httpcore 4.4, Ruby 3.1 with Ox, LibXML and Nokogiri,
 #                             Python's dateutil (botocore's timestamp parser), hyperfine
+#   scripts/deps.sh --fuzz    clang with libFuzzer and llvm-cov (make fuzz, make fuzz-coverage)
 set -euo pipefail
 
 pkgs=(cmake make gcc g++ libbenchmark-dev zlib1g-dev libexpat1-dev libxml2-dev libcmocka-dev
       hyperfine python3-matplotlib python3-numpy python3-scipy valgrind)
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
-    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
-    echo "usage: scripts/deps.sh [--peers]"
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    echo "usage: scripts/deps.sh [--peers | --fuzz]"
     exit 0
 elif [ "${1:-}" = --peers ]; then
     pkgs=(openjdk-17-jdk-headless libhttpcore-java ruby ruby-nokogiri ruby-ox ruby-libxml
           python3-dateutil hyperfine)
+elif [ "${1:-}" = --fuzz ]; then
+    pkgs=(clang-14 libclang-rt-14-dev llvm-14)
 elif [ $# -gt 0 ]; then
-    echo "usage: scripts/deps.sh [--peers]" >&2
+    echo "usage: scripts/deps.sh [--peers | --fuzz]" >&2
     exit 2
 fi
 
