@@ -15,7 +15,7 @@
  * time).
  *
  * gzip: when the identity read succeeds, its bytes are the gzip stream. zlib_gunzip below inflates
- * it in one call per member, independently of the reader's batching: the gzip reading must
+ * it with all its input per call, independently of the reader's batching: the gzip reading must
  * succeed exactly when it does (one or more complete members, nothing after the last, RFC 1952
  * section 2.2) and give its bytes. A stream that inflates to more than GUNZIP_CAP bytes (a
  * deflate bomb) is not read in gzip mode. When the identity read fails, the gzip read must fail.
@@ -139,14 +139,16 @@ static void same_outcome(const outcome *a, const outcome *b, int gzip, const con
                      mode, c->sink->name, c->read_size, feeds[c->feed], b->len, a->len);
 }
 
-/* Inflates the gzip stream z[0, n) member after member, each in one inflate call with all its
- * input and GUNZIP_CAP of output room. Returns 1 with the bytes in *out (heap) when the stream is
- * one or more complete members and nothing else, 0 when it is not, -1 past GUNZIP_CAP. */
+/* Inflates the gzip stream z[0, n) member after member with all its input in each call, the
+ * output buffer doubling from 64 KiB up to GUNZIP_CAP (independently of the reader's 64 KiB
+ * batches and read buffer). Returns 1 with the bytes in *out (heap) when the stream is one or
+ * more complete members and nothing else, 0 when it is not, -1 past GUNZIP_CAP. */
 static int zlib_gunzip(const uint8_t *z, size_t n, uint8_t **out, size_t *out_len)
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
-    *out = malloc(GUNZIP_CAP);
+    size_t cap = 64u << 10;
+    *out = malloc(cap);
     *out_len = 0;
     if (!*out || inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
         abort();
@@ -155,17 +157,27 @@ static int zlib_gunzip(const uint8_t *z, size_t n, uint8_t **out, size_t *out_le
     zs.avail_in = (uInt)n;
     for (;;) {
         zs.next_out = *out + *out_len;
-        zs.avail_out = (uInt)(GUNZIP_CAP - *out_len);
-        int zr = inflate(&zs, Z_FINISH);
-        *out_len = GUNZIP_CAP - zs.avail_out;
+        zs.avail_out = (uInt)(cap - *out_len);
+        int zr = inflate(&zs, Z_NO_FLUSH);
+        *out_len = cap - zs.avail_out;
         if (zr == Z_STREAM_END && zs.avail_in == 0) {
             ok = 1;
             break;
         }
         if (zr == Z_STREAM_END && inflateReset(&zs) == Z_OK)
             continue; /* the next member */
-        ok = zr == Z_BUF_ERROR && zs.avail_out == 0 ? -1 : 0;
-        break;
+        if ((zr == Z_OK || zr == Z_BUF_ERROR) && zs.avail_out == 0) {
+            if (cap == GUNZIP_CAP) {
+                ok = -1;
+                break;
+            }
+            cap *= 2;
+            *out = realloc(*out, cap);
+            if (!*out)
+                abort();
+            continue;
+        }
+        break; /* a data error, or the input ended inside a member */
     }
     inflateEnd(&zs);
     return ok;
