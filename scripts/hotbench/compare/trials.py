@@ -62,9 +62,7 @@ class Samples:
 
     @property
     def outliers(self):
-        if self._kept is None:
-            self._settle()
-        return self._kept[0]
+        return self._state()[0]
 
     @property
     def cpu(self):
@@ -73,6 +71,12 @@ class Samples:
     @property
     def real(self):
         return self._by_metric(1)
+
+    def _state(self):
+        """(outliers, (cpu, real) by label and name, the kept runs), computed once per add."""
+        if self._kept is None:
+            self._settle()
+        return self._kept
 
     def _settle(self):
         out = outlying([{n: v[0] for n, v in best.items()} for _, best in self.runs],
@@ -91,9 +95,7 @@ class Samples:
         one of names, the geometric mean over names of its CPU time over that name's median
         among the kept processes of both arms (1.0: a process as fast as the middle one).
         The ratio of two arms' pooled values is the geometric mean of the sizes' ratios."""
-        if self._kept is None:
-            self._settle()
-        runs = [(lb, best) for lb, best in self._kept[2]
+        runs = [(lb, best) for lb, best in self._state()[2]
                 if all(n in best and best[n][0] > 0 for n in names)]
         if not names or not runs:
             return []
@@ -102,9 +104,7 @@ class Samples:
                 for lb, best in runs if lb == label]
 
     def _by_metric(self, m):
-        if self._kept is None:
-            self._settle()
-        return self._kept[1][m]
+        return self._state()[1][m]
 
     def values(self, label, name, metric="cpu"):
         return getattr(self, metric).get(label, {}).get(name, [])
