@@ -12,6 +12,8 @@ then reports an empty list on the same machine).
 
 import hashlib
 import json
+import os
+import subprocess
 
 from ..gate.measure import fingerprint
 
@@ -62,3 +64,23 @@ def machine_of(context):
     digest = hashlib.sha256(json.dumps(stable, sort_keys=True).encode()).hexdigest()[:16]
     fp["hashed"] = list(STABLE)
     return digest, fp
+
+
+def local_context():
+    """A context standing for a run made here now: num_cpus and the compiler ('GNU 12.2.0',
+    from `cc`, as CMake names it) that a run's context carries, so that machine_of(local_context())
+    is this machine's hash before anything runs (the backfill's resume check). The compiler is
+    None when cc is missing."""
+    ctx = {"num_cpus": os.cpu_count()}
+    try:
+        ver = subprocess.run(["cc", "-dumpfullversion", "-dumpversion"], capture_output=True,
+                             text=True).stdout.strip()
+        first = subprocess.run(["cc", "--version"], capture_output=True,
+                               text=True).stdout.split("\n", 1)[0].lower()
+    except OSError:
+        return ctx
+    ident = "Clang" if "clang" in first else "GNU" if ("gcc" in first or "free software" in
+                                                       first or first.startswith("cc")) else None
+    if ident and ver:
+        ctx["hb_compiler"] = "%s %s" % (ident, ver)
+    return ctx

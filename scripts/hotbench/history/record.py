@@ -113,7 +113,8 @@ def _check_context(path, doc):
     if not isinstance(doc, dict):
         raise RecordError("%s: not a hotbench run JSON: the top level is a JSON %s, not an "
                           "object with 'context' and 'benchmarks'" % (path, type(doc).__name__))
-    if "benchmarks" not in doc and isinstance(doc.get("groups"), (list, dict)):
+    if "benchmarks" not in doc and (isinstance(doc.get("groups"), (list, dict)) or
+                                    str(doc.get("schema", "")).startswith("hotbench-")):
         raise NotARun("%s: a hotbench results file without 'benchmarks' (whole-process or "
                       "peers results), not an in-process run" % path)
     ctx = doc.get("context")
