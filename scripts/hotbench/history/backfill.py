@@ -160,7 +160,8 @@ class Backfill:
         except revisions.BuildError as e:
             return Outcome("failed", "does not build: %s" % e, time.time() - started)
         os.makedirs(self.out_dir, exist_ok=True)
-        final = os.path.join(self.out_dir, "%s.json" % sha[:12])
+        final = os.path.join(self.out_dir, "%s-%s.json" % (
+            sha[:12], time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())))
         tmp, logp = final + ".tmp", final[:-5] + ".log"
         argv, notes = self.command(binary, sha, tmp)
         for n in notes:
@@ -188,7 +189,10 @@ class Backfill:
         except RecordError as e:
             return Outcome("failed", str(e), time.time() - started)
         rec.run["revision"] = sha  # the built commit, whatever its hotbench reports
-        run_id, _ = store.write(con, rec)
+        run_id, new = store.write(con, rec)
+        if not new:
+            return Outcome("skipped", "%s is recorded already (run %d)" % (final, run_id),
+                           time.time() - started)
         why = "run %d, %d measurements%s" % (run_id, len(rec.measurements),
                                             "; a strategy failed verification (log: %s)" % logp
                                             if rc == 1 else "")
