@@ -115,10 +115,11 @@ class Backfill:
         self.repetitions, self.min_time, self.budget = repetitions, min_time, budget
         self.selection = selection_label(filt, repetitions, min_time, budget)
         self.build = build or (lambda sha: revisions.build(root, sha, False,
-                                                           lambda m: log("  " + m)))
+                                                           lambda m: log("  " + m.replace("compare: ", "", 1))))
         self.run = run or run_hotbench
         self.help_text = help_text or hotbench_help
         self.out_dir = os.path.join(root, "results", "runs", "backfill")
+        self.built_s = 0.0  # seconds the last commit's build (or cache look-up) took
 
     def command(self, binary, sha, out_json):
         """(argv, notes): the run of binary; notes name the options this hotbench lacks (left
@@ -159,6 +160,7 @@ class Backfill:
             binary = self.build(sha)
         except revisions.BuildError as e:
             return Outcome("failed", "does not build: %s" % e, time.time() - started)
+        self.built_s = time.time() - started
         os.makedirs(self.out_dir, exist_ok=True)
         final = os.path.join(self.out_dir, "%s-%s.json" % (
             sha[:12], time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())))
@@ -193,9 +195,11 @@ class Backfill:
         if not new:
             return Outcome("skipped", "%s is recorded already (run %d)" % (final, run_id),
                            time.time() - started)
-        why = "run %d, %d measurements%s" % (run_id, len(rec.measurements),
-                                            "; a strategy failed verification (log: %s)" % logp
-                                            if rc == 1 else "")
+        ran_s = time.time() - started - self.built_s
+        why = "run %d, %d measurements; build %s, run %s" % (
+            run_id, len(rec.measurements), fmt(self.built_s), fmt(ran_s))
+        if rc == 1:
+            why += "; a strategy failed verification (log: %s)" % logp
         return Outcome("recorded", why, time.time() - started)
 
     def run_all(self, commits):
