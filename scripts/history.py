@@ -28,10 +28,12 @@ compare does, runs its hotbench on the selection and records it (kind 'backfill'
 per commit: i/n, sha, subject, elapsed and estimated remaining time.
 
 Default selection: what the compare screens, the cases' gate.select (every case and strategy,
-a few sizes each; the commit's own manifest) at --hb_profile=full --hb_budget=%g
---hb_repetitions=%d --benchmark_min_time=%g, with the compare's pinned malloc thresholds. Here
-(2-vCPU EPYC VM, shared, load ~2) a commit took about 35-45 s to build (a cached build: 0 s) and
-about 25-35 s to run: about a minute per commit.
+a few sizes each; the commit's own manifest: about 270 benchmarks) at --hb_profile=full
+--hb_budget=%g --hb_repetitions=%d --benchmark_min_time=%g, with the compare's pinned malloc
+thresholds. Measured here, on the 2-vCPU EPYC VM shared with four other engineers' builds and
+tests (load 3-7): 0:51, 1:38 and 2:22 per commit (a fresh build about 25-50 s of it; a cached
+build 0 s) and 0:51-0:58 to run with a cached build and 2 repetitions: about a minute per
+commit on a quiet machine, two on a busy one. FILTER (--filter) narrows it.
 
 Resumable: a commit already recorded for this machine with the same selection (--filter,
 --repetitions, --min-time, --budget) is skipped and said so; Ctrl-C records nothing of the
@@ -96,8 +98,8 @@ def cmd_run(args):
         return 2
     b = backfill.Backfill(ROOT, db_of(args), args.filter, args.repetitions, args.min_time,
                           args.budget, log=lambda m: print(m, flush=True))
-    print("history run: %d commits into %s; selection: %s" % (len(commits), db_of(args),
-                                                             b.selection), flush=True)
+    print("history run: %d commit%s into %s; selection: %s" % (
+        len(commits), "" if len(commits) == 1 else "s", db_of(args), b.selection), flush=True)
     try:
         counts = b.run_all(commits)
     except KeyboardInterrupt:

@@ -25,7 +25,7 @@ from hotbench.compare.revisions import BuildError  # noqa: E402
 from hotbench.history import backfill, importer, store  # noqa: E402
 from hotbench.history.fromcompare import from_compare_dir  # noqa: E402
 from hotbench.history.machine import local_context  # noqa: E402
-from hotbench.history.record import Record, RecordError, from_run_json  # noqa: E402
+from hotbench.history.record import RecordError, from_run_json  # noqa: E402
 
 REFERENCE = os.path.join(TOP, "results", "reference", "run.json")
 HISTORY = os.path.join(SCRIPTS, "history.py")

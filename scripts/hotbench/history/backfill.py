@@ -114,12 +114,16 @@ class Backfill:
         self.root, self.db_path, self.filt, self.log = root, db_path, filt, log
         self.repetitions, self.min_time, self.budget = repetitions, min_time, budget
         self.selection = selection_label(filt, repetitions, min_time, budget)
-        self.build = build or (lambda sha: revisions.build(root, sha, False,
-                                                           lambda m: log("  " + m.replace("compare: ", "", 1))))
+        self.build = build or self._build
         self.run = run or run_hotbench
         self.help_text = help_text or hotbench_help
         self.out_dir = os.path.join(root, "results", "runs", "backfill")
         self.built_s = 0.0  # seconds the last commit's build (or cache look-up) took
+
+    def _build(self, sha):
+        """The compare's cached build of sha (revisions.build), its lines indented."""
+        return revisions.build(self.root, sha, False,
+                               lambda m: self.log("  " + m.replace("compare: ", "", 1)))
 
     def command(self, binary, sha, out_json):
         """(argv, notes): the run of binary; notes name the options this hotbench lacks (left
