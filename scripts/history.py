@@ -63,9 +63,9 @@ def cmd_import(args):
     s = importer.import_all(db_of(args), paths, ROOT)
     for p, why in s.not_runs:
         print("passed over %s: %s" % (p, why))
-    print("history import into %s: %d runs added, %d merged from databases, %d already "
-          "recorded, %d refused, %d not runs" % (db_of(args), s.added, s.merged, s.already,
-                                                 len(s.refused), len(s.not_runs)))
+    print("history import into %s: added %d, merged from databases %d, already recorded %d, "
+          "refused %d, not runs %d" % (db_of(args), s.added, s.merged, s.already,
+                                       len(s.refused), len(s.not_runs)))
     for p, why in s.refused:
         print("refused: %s" % why, file=sys.stderr)
     return 1 if s.refused else 0

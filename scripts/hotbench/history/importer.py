@@ -51,8 +51,7 @@ def import_one(con, path, root, summary, log):
         summary.not_runs.append((path, str(e)))
         return
     except (RecordError, schema.SchemaError) as e:
-        summary.refused.append((path, str(e)))
-        log("REFUSED %s" % e)
+        summary.refused.append((path, str(e)))  # listed once, at the end
         return
     run_id, new = store.write(con, rec)
     if new:
