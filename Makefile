@@ -221,9 +221,10 @@ bisect: deps
 #                   builds each commit after A up to B (first parents, oldest first) in a git
 #                   worktree cached in build-rev/<commit>/ (the compare's), runs it on the
 #                   cases' gate.select (or FILTER) and records it (kind 'backfill'); a line per
-#                   commit with the elapsed and remaining time; about a minute per commit on 2
-#                   cores. Resumes: commits recorded for this machine and selection are skipped.
-#                   A commit that does not build is reported and skipped.
+#                   commit with the elapsed and remaining time; 2-2.5 min per commit measured on
+#                   the shared 2-vCPU VM under load 5-6, about 1 min expected idle. Resumes:
+#                   commits recorded for this machine and selection are skipped. A commit that
+#                   does not build is reported and skipped.
 # `make bench`, `make bench-quick`, `make compare` and `make bench-ci` append their own run.
 # HISTORY_ARGS passes options (scripts/history.py run --help, ... import --help), e.g.
 # HISTORY_ARGS='--repetitions 5 --history /tmp/h.sqlite'; $HB_HISTORY names the database too

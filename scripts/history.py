@@ -30,10 +30,12 @@ per commit: i/n, sha, subject, elapsed and estimated remaining time.
 Default selection: what the compare screens, the cases' gate.select (every case and strategy,
 a few sizes each; the commit's own manifest: about 270 benchmarks) at --hb_profile=full
 --hb_budget=%g --hb_repetitions=%d --benchmark_min_time=%g, with the compare's pinned malloc
-thresholds. Measured here, on the 2-vCPU EPYC VM shared with four other engineers' builds and
-tests (load 3-7): 0:51, 1:38 and 2:22 per commit (a fresh build about 25-50 s of it; a cached
-build 0 s) and 0:51-0:58 to run with a cached build and 2 repetitions: about a minute per
-commit on a quiet machine, two on a busy one. FILTER (--filter) narrows it.
+thresholds. Measured here at 5908cff (`make history-run REVS=HEAD~3..HEAD`) on the 2-vCPU
+EPYC VM shared with four other engineers' builds and tests (load 5-6): 2:11, 2:11 and 2:24 per
+commit, of which the fresh build took 1:09-1:17 and the run 0:57-1:07; a cached build takes
+0 s. On 2 idle cores it should take about a minute (the compare's idle processes over the same
+selection take 15 s for 2 repetitions; the build about 20 s): not measured idle here.
+FILTER (--filter) narrows it.
 
 Resumable: a commit already recorded for this machine with the same selection (--filter,
 --repetitions, --min-time, --budget) is skipped and said so; Ctrl-C records nothing of the
