@@ -54,10 +54,12 @@ Exit status: 0, 1 when a source was refused, 2 usage."""
 
 
 def db_of(args):
+    """The database path: --history, else $HB_HISTORY, else results/history.sqlite."""
     return getattr(args, "history", None) or store.default_path(ROOT)
 
 
 def cmd_import(args):
+    """history.py import: the sources given (default results/runs/); exit 1 when one was refused."""
     paths = args.sources or importer.default_sources(ROOT)
     if not paths:
         print("history import: nothing to import (no results/runs/*.json or *-compare/)")
@@ -74,6 +76,7 @@ def cmd_import(args):
 
 
 def cmd_record(args):
+    """history.py record: one run JSON or compare folder; exit 1 when refused."""
     try:
         rec = (from_compare_dir(args.source, args.kind, ROOT) if os.path.isdir(args.source)
                else from_run_json(args.source, args.kind, ROOT))
@@ -93,6 +96,8 @@ def cmd_record(args):
 
 
 def cmd_run(args):
+    """history.py run: the backfill of args.revs; exit 1 when a commit failed, 2 for a bad
+    range, 130 on Ctrl-C."""
     try:
         commits = backfill.expand(ROOT, args.revs)
     except backfill.RangeError as e:
@@ -122,6 +127,7 @@ def page_module():
 
 
 def parser():
+    """The argparse parser: import, run, record, and page when its module is there."""
     ap = argparse.ArgumentParser(prog="scripts/history.py", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n", 1)[1],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -166,6 +172,7 @@ def parser():
 
 
 def main(argv=None):
+    """Runs one subcommand; its exit status (2 for a database that is not a history)."""
     args = parser().parse_args(argv)
     if args.command == "run" and (args.repetitions < 1 or not args.min_time > 0 or
                                   not args.budget > 0):

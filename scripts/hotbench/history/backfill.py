@@ -89,6 +89,7 @@ def run_hotbench(cmd, env, log_path):
 
 
 def fmt(seconds):
+    """Seconds as m:ss for the progress lines."""
     return "%d:%02d" % divmod(int(round(seconds)), 60)
 
 

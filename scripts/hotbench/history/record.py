@@ -58,6 +58,7 @@ class Record:
 
 
 def utc_now():
+    """Now, ISO 8601 UTC to the second ('2026-12-02T10:00:00Z')."""
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -95,6 +96,8 @@ def current_branch(root):
 
 
 def _load_json(path, what):
+    """(document, sha256 hex of the file's bytes); RecordError naming path when it cannot be
+    read or is not UTF-8 JSON (what: the kind of file expected, for the message)."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -110,6 +113,9 @@ def _load_json(path, what):
 
 
 def _check_context(path, doc):
+    """The context of a hotbench run JSON doc; NotARun for hotbench's e2e/peers files,
+    RecordError for anything else that is not a run (no object, no hb_git_revision, no list
+    of benchmarks)."""
     if not isinstance(doc, dict):
         raise RecordError("%s: not a hotbench run JSON: the top level is a JSON %s, not an "
                           "object with 'context' and 'benchmarks'" % (path, type(doc).__name__))
@@ -129,6 +135,7 @@ def _check_context(path, doc):
 
 
 def _finite(v):
+    """True for an int or float (not bool) that is neither NaN nor infinite."""
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
@@ -141,6 +148,7 @@ def _spread(values):
 
 
 def _row_unit(path, b):
+    """Seconds per unit of a row's time_unit; RecordError naming path for an unknown one."""
     unit = b.get("time_unit", "ns")
     if unit not in TIME_UNIT:
         raise RecordError("%s: benchmark %r has time_unit %r (not one of %s)" % (

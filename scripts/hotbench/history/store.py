@@ -39,6 +39,8 @@ def is_sqlite(path):
 
 
 def _insert(con, run, measurements):
+    """Inserts a runs row (dict) and its measurements (dicts) inside the caller's transaction;
+    the new run's id."""
     cols = [c for c in RUN_COLUMNS if c in run]
     cur = con.execute("INSERT INTO runs(%s) VALUES (%s)" % (
         ",".join(cols), ",".join("?" * len(cols))), [run[c] for c in cols])
