@@ -210,3 +210,36 @@ bisect: deps
 	    --filter "$$HB_BISECT_FILTER" $${HB_BISECT_ROUNDS:+--rounds "$$HB_BISECT_ROUNDS"} \
 	    $$(case "$$HB_BISECT_HOOKS" in ''|0) ;; *) echo --hooks ;; esac) $(BISECT_ARGS) \
 	    -- $(COMPARE_ARGS)
+
+# --- history (issue 14) ---
+#   make history-import [FILES='a.json results/runs/X-compare other/history.sqlite']
+#                   records run JSON files, compare folders and other runners' history.sqlite
+#                   files (merged, each run once) into results/history.sqlite; default
+#                   results/runs/*.json and results/runs/*-compare/. A corrupt or foreign file is
+#                   refused, named with the reason, and leaves nothing behind (exit 1).
+#   make history-run REVS=<A>..<B> [FILTER=<regex>]
+#                   builds each commit after A up to B (first parents, oldest first) in a git
+#                   worktree cached in build-rev/<commit>/ (the compare's), runs it on the
+#                   cases' gate.select (or FILTER) and records it (kind 'backfill'); a line per
+#                   commit with the elapsed and remaining time; 2-2.5 min per commit measured on
+#                   the shared 2-vCPU VM under load 5-6, about 1 min expected idle. Resumes:
+#                   commits recorded for this machine and selection are skipped. A commit that
+#                   does not build is reported and skipped.
+# `make bench`, `make bench-quick`, `make compare` and `make bench-ci` append their own run.
+# HISTORY_ARGS passes options (scripts/history.py run --help, ... import --help), e.g.
+# HISTORY_ARGS='--repetitions 5 --history /tmp/h.sqlite'; $HB_HISTORY names the database too
+# (docs/history.md).
+HISTORY_ARGS ?=
+.PHONY: history-import history-run
+# FILES, REVS and FILTER reach the script through the environment: no shell quoting to break
+history-import: export HB_HISTORY_FILES := $(value FILES)
+history-import:
+	@/usr/bin/python3 scripts/history.py import $(HISTORY_ARGS) $${HB_HISTORY_FILES}
+
+history-run: export HB_HISTORY_REVS := $(value REVS)
+history-run: export HB_HISTORY_FILTER := $(value FILTER)
+history-run: deps
+	@test -n "$$HB_HISTORY_REVS" || { echo "make history-run: give REVS=<A>..<B>, e.g." \
+	    "make history-run REVS=HEAD~3..HEAD (docs/history.md)" >&2; exit 2; }
+	@/usr/bin/python3 scripts/history.py run $(HISTORY_ARGS) "$$HB_HISTORY_REVS" \
+	    $${HB_HISTORY_FILTER:+--filter "$$HB_HISTORY_FILTER"}

@@ -127,6 +127,11 @@ def parse_args(argv):
     ap.add_argument("--e2e-args", default="", help="options for scripts/e2e.sh (E2E_ARGS)")
     ap.add_argument("--reference", help="the durations record the estimates scale (default "
                     "results/reference/bench-status.json, -quick.json for the quick profile)")
+    ap.add_argument("--history", metavar="PATH", help="the history database the in-process "
+                    "run is appended to (default $HB_HISTORY, else results/history.sqlite; "
+                    "docs/history.md)")
+    ap.add_argument("--no-history", action="store_true", help="do not record the run in the "
+                    "history database")
     ap.add_argument("--progress-every", type=float, default=30.0, metavar="SECONDS",
                     help="a progress line at least this often while a part runs (default 30)")
     a = ap.parse_args(argv)
@@ -326,6 +331,18 @@ def machine_context(cal):
     return ",".join("%s=%s" % (k, clean(v)) for k, v in ctx)
 
 
+def record_history(a, run_json):
+    """Appends the run JSON (path relative to TOP) to the history database as kind 'bench'
+    ('bench-quick' for the quick profile) unless --no-history; a failure is a warning on stderr,
+    never the run's failure (hotbench/history/live.py)."""
+    try:
+        from hotbench.history import live
+        live.append(TOP, live.target(TOP, a), "bench" if a.profile == "full" else
+                    "bench-" + a.profile, run_json=os.path.join(TOP, run_json))
+    except Exception as e:  # the package itself missing or broken
+        log("history: WARNING: the run was not recorded: %s: %s" % (type(e).__name__, e))
+
+
 def absent(part):
     """A path that holds no file, for report.py's option of a part this run attempted without
     output (failed or skipped): the report then says the part is missing instead of reading
@@ -439,6 +456,7 @@ class Bench:
                 os.symlink(os.path.join("runs", os.path.basename(final)), link + ".tmp")
                 os.replace(link + ".tmp", link)
                 log("in-process: results in %s (results/latest.json points to it)" % final)
+                record_history(self.a, final)
             else:
                 log("in-process: results in %s; hotbench FAILED (see above), so "
                     "results/latest.json still points to the last complete run" % final)

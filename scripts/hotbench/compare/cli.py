@@ -16,6 +16,7 @@ import datetime
 import os
 
 from . import accepted, cpus, table
+from ..history import live
 from .arms import Arm
 from .engine import Options, run_compare
 from .errors import die
@@ -130,6 +131,9 @@ def main(argv=None):
     print("\n".join(table.lines(result)))
     print("compare: wrote %s/: compare.json, compare.md (this table), bmf.json, trials/" %
           os.path.relpath(out, os.getcwd()))
+    if not args.build:  # one binary in two environments is no revision's measurement
+        live.append(ROOT, live.target(ROOT, args), "bench-ci" if args.ci else "compare",
+                    compare_dir=out)
     return result.exit_code
 
 
@@ -174,4 +178,5 @@ def parser():
     a("--no-complexity", action="store_true", help="skip the exponent fits")
     a("--seed", type=int, help="seed of the ABBA orders (default: random)")
     a("--out", help="output folder (default results/runs/<UTC>-compare/)")
+    live.add_options(ap)
     return ap

@@ -10,7 +10,11 @@ One file (default results/history.sqlite, git-ignored). Tables:
                             'compare', 'backfill', 'import'), recorded_at (ISO 8601 UTC), tools
                             (JSON: compiler, google-benchmark, zlib, expat, ...), load (1-min load
                             average at the start), source (the file it came from, or NULL), digest
-                            (sha256 of the source's bytes: the same file imported twice is one run)
+                            (sha256 of the source's bytes: the same file imported twice is one run),
+                            selection (what a run selected when not the profile's whole suite:
+                            e.g. a backfill's "filter=... repetitions=..."; NULL otherwise; added
+                            after version 1 shipped, as a nullable column connect() adds to an
+                            older file)
   measurements              one row per (run, benchmark, metric): value is the median over the
                             repetitions in unit, lower/upper the least and greatest repetition,
                             repetitions the count, cv the coefficient of variation (NULL when one),
@@ -39,7 +43,8 @@ CREATE TABLE IF NOT EXISTS runs (
   tools TEXT,
   load REAL,
   source TEXT,
-  digest TEXT UNIQUE
+  digest TEXT UNIQUE,
+  selection TEXT
 );
 CREATE TABLE IF NOT EXISTS measurements (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -81,6 +86,7 @@ def connect(path, create=True):
         if version != SCHEMA_VERSION:
             raise SchemaError("%s: history schema %s, this code reads %d" %
                               (path, version, SCHEMA_VERSION))
+        _add_columns(con)
     except sqlite3.DatabaseError as e:
         con.close()
         raise SchemaError("%s: not a hotbench history database (%s)" % (path, e)) from e
@@ -88,6 +94,23 @@ def connect(path, create=True):
         con.close()
         raise
     return con
+
+
+# Nullable columns added to version 1 after it shipped: (table, column, type). A file made
+# before they existed gets them on connect (readers of the older columns are unaffected).
+_ADDED = (("runs", "selection", "TEXT"),)
+
+
+def _add_columns(con):
+    for table, column, kind in _ADDED:
+        have = {r[1] for r in con.execute("PRAGMA table_info(%s)" % table)}
+        if column in have:
+            continue
+        try:
+            con.execute("ALTER TABLE %s ADD COLUMN %s %s" % (table, column, kind))
+        except sqlite3.OperationalError as e:
+            if "duplicate column" not in str(e):  # another process added it just now
+                raise
 
 
 def _version(con):

@@ -1,0 +1,441 @@
+#!/usr/bin/env python3
+"""test_history_db.py - the history database's recorder, import and backfill
+(scripts/hotbench/history/): the committed reference run recorded with the right counts and a
+median computed here independently; NaN rows; corrupt, truncated and foreign files refused with
+nothing written; a failure inside the transaction leaving nothing; the same file twice = one run;
+several processes recording at once into one file; two databases merged; a compare folder; the
+backfill's range expansion, resume, build failures, older CLIs and Ctrl-C with its build and run
+stubbed. Correctness only, never timings."""
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+SCRIPTS = os.path.join(TOP, "scripts")
+sys.path.insert(0, SCRIPTS)
+
+from hotbench.compare.revisions import BuildError  # noqa: E402
+from hotbench.history import backfill, importer, store  # noqa: E402
+from hotbench.history.fromcompare import from_compare_dir  # noqa: E402
+from hotbench.history.machine import local_context  # noqa: E402
+from hotbench.history.record import RecordError, from_run_json  # noqa: E402
+
+REFERENCE = os.path.join(TOP, "results", "reference", "run.json")
+HISTORY = os.path.join(SCRIPTS, "history.py")
+UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def count(db, table="runs"):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT COUNT(*) FROM %s" % table).fetchone()[0]
+    except sqlite3.OperationalError:  # no table: nothing was ever written
+        return 0
+    finally:
+        con.close()
+
+
+def run_doc(rev="unknown", rows=(), manifest=True, extra_ctx=None):
+    """A small hotbench run JSON: rows are (name, [cpu values], unit), three repetitions."""
+    ctx = dict(local_context(), hb_git_revision=rev, hb_profile="full", date="2026-12-01",
+               load_avg=[0.5, 0.4, 0.3], hb_compiler=local_context().get("hb_compiler"))
+    if manifest:
+        ctx["hb_manifest"] = "{}"
+    ctx.update(extra_ctx or {})
+    bench = []
+    for name, values, unit in rows:
+        for i, v in enumerate(values):
+            bench.append({"name": name, "run_name": name, "run_type": "iteration",
+                          "repetitions": len(values), "repetition_index": i, "iterations": 10,
+                          "real_time": v, "cpu_time": v, "time_unit": unit})
+    return {"context": ctx, "benchmarks": bench}
+
+
+def write_json(path, doc, allow_nan=True):
+    with open(path, "w") as f:
+        json.dump(doc, f, allow_nan=allow_nan)
+    return path
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="hb-history-")
+        self.db = os.path.join(self.tmp, "history.sqlite")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def record(self, path, kind="import"):
+        con = store.open_db(self.db)
+        try:
+            return store.write(con, from_run_json(path, kind, TOP))
+        finally:
+            con.close()
+
+    def query(self, sql, *params):
+        con = sqlite3.connect(self.db)
+        try:
+            return con.execute(sql, params).fetchall()
+        finally:
+            con.close()
+
+
+class Reference(Case):
+    def test_counts_and_a_median_computed_here(self):
+        with open(REFERENCE) as f:
+            doc = json.load(f)
+        timed = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"
+                 and not b.get("error_occurred")]
+        names = {b["run_name"] for b in timed}
+        run_id, new = self.record(REFERENCE)
+        self.assertTrue(new)
+        got = dict(self.query("SELECT metric, COUNT(*) FROM measurements GROUP BY metric"))
+        self.assertEqual(got, {"cpu_time": len(names), "real_time": len(names)})
+        self.assertEqual(len(names), 519)  # the committed run: 299 us + 220 ms benchmarks
+        # one benchmark in ms: the middle of its three repetitions, in seconds
+        b0 = next(b for b in timed if b["time_unit"] == "ms")
+        reps = sorted(b["cpu_time"] for b in timed if b["run_name"] == b0["run_name"])
+        self.assertEqual(len(reps), 3)
+        value, lo, hi, n, verified, unit = self.query(
+            "SELECT value, lower, upper, repetitions, verified, unit FROM measurements WHERE "
+            "benchmark=? AND metric='cpu_time'", b0["run_name"])[0]
+        self.assertAlmostEqual(value, reps[1] * 1e-3, delta=1e-15)
+        self.assertAlmostEqual(lo, reps[0] * 1e-3, delta=1e-15)
+        self.assertAlmostEqual(hi, reps[2] * 1e-3, delta=1e-15)
+        self.assertEqual((n, verified, unit), (3, 1, "s"))
+        # every skipped (over the budget) benchmark is absent, and no _BigO/_RMS row
+        skipped = {b["run_name"] for b in doc["benchmarks"] if b.get("error_occurred")}
+        self.assertTrue(skipped)
+        recorded = {r[0] for r in self.query("SELECT DISTINCT benchmark FROM measurements")}
+        self.assertFalse(skipped & recorded)
+        self.assertFalse([r for r in recorded if r.endswith(("_BigO", "_RMS"))])
+        rev, ctime, profile, kind, load = self.query(
+            "SELECT revision, commit_time, profile, kind, load FROM runs")[0]
+        self.assertTrue(rev.startswith(doc["context"]["hb_git_revision"]), rev)
+        self.assertEqual((profile, kind, load), ("full", "import", doc["context"]["load_avg"][0]))
+        if len(rev) == 40:  # the commit is in this clone: its time, in UTC
+            self.assertRegex(ctime, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+
+    def test_same_file_twice_is_one_run(self):
+        first = self.record(REFERENCE)
+        again = self.record(REFERENCE)
+        self.assertEqual((again[0], again[1]), (first[0], False))
+        self.assertEqual(count(self.db), 1)
+        self.assertEqual(count(self.db, "measurements"), 2 * 519)
+
+
+class Values(Case):
+    def test_nan_rows_and_units(self):
+        doc = run_doc(rows=[("g/a/n:1", [2.0, float("nan"), 4.0], "us"),
+                            ("g/b/n:1", [float("nan")] * 3, "ns"),
+                            ("g/c/n:1", [5.0, 1.0, 3.0], "ns")])
+        doc["benchmarks"].append({"name": "g/c/n:1_BigO", "run_name": "g/c/n:1",
+                                  "run_type": "aggregate", "aggregate_name": "BigO",
+                                  "cpu_coefficient": float("nan"), "time_unit": "ns"})
+        path = write_json(os.path.join(self.tmp, "nan.json"), doc)
+        self.record(path)
+        rows = dict((b, (v, n)) for b, v, n in self.query(
+            "SELECT benchmark, value, repetitions FROM measurements WHERE metric='cpu_time'"))
+        self.assertEqual(set(rows), {"g/a/n:1", "g/c/n:1"})  # all-NaN b is no measurement
+        self.assertAlmostEqual(rows["g/a/n:1"][0], 3.0e-6)   # median of the two finite ones
+        self.assertEqual(rows["g/a/n:1"][1], 2)
+        self.assertAlmostEqual(rows["g/c/n:1"][0], 3.0e-9)
+
+    def test_aggregates_only(self):
+        doc = run_doc(manifest=False)
+        for agg, v in (("mean", 2.5), ("median", 2.0), ("stddev", 0.5), ("cv", 0.2)):
+            doc["benchmarks"].append({"name": "g/a/n:1_" + agg, "run_name": "g/a/n:1",
+                                      "run_type": "aggregate", "aggregate_name": agg,
+                                      "repetitions": 5, "real_time": v, "cpu_time": v,
+                                      "time_unit": "ms"})
+        self.record(write_json(os.path.join(self.tmp, "agg.json"), doc))
+        self.assertEqual(self.query("SELECT value, repetitions, cv, verified FROM measurements "
+                                    "WHERE metric='cpu_time'"), [(2.0e-3, 5, 0.2, None)])
+
+
+class Refused(Case):
+    def refused(self, path, words):
+        con = store.open_db(self.db)
+        with self.assertRaises(RecordError) as cm:
+            store.write(con, from_run_json(path, "import", TOP))
+        con.close()
+        self.assertIn(path, str(cm.exception))
+        for w in words:
+            self.assertIn(w, str(cm.exception))
+        self.assertEqual(count(self.db), 0)
+        self.assertEqual(count(self.db, "measurements"), 0)
+
+    def test_truncated_not_json_and_foreign(self):
+        with open(REFERENCE, "rb") as f:
+            raw = f.read()
+        trunc = os.path.join(self.tmp, "truncated.json")
+        with open(trunc, "wb") as f:
+            f.write(raw[:len(raw) // 2])
+        self.refused(trunc, ["truncated JSON"])
+        text = os.path.join(self.tmp, "notes.json")
+        with open(text, "w") as f:
+            f.write("not json at all\n")
+        self.refused(text, ["invalid or truncated JSON"])
+        self.refused(write_json(os.path.join(self.tmp, "list.json"), [1, 2]), ["list"])
+        gb = run_doc(rows=[("g/a", [1.0], "ns")])
+        del gb["context"]["hb_git_revision"]  # google-benchmark's JSON, not hotbench's
+        self.refused(write_json(os.path.join(self.tmp, "gb.json"), gb), ["hb_git_revision"])
+        empty = run_doc()
+        self.refused(write_json(os.path.join(self.tmp, "empty.json"), empty), ["no benchmark"])
+
+    def test_cli_import_names_the_file_and_keeps_the_good_one(self):
+        bad = os.path.join(self.tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"context": {"hb_git_revision": "x"}, "benchmarks": [')
+        good = write_json(os.path.join(self.tmp, "good.json"),
+                          run_doc(rows=[("g/a/n:1", [1.0, 2.0, 3.0], "ns")]))
+        p = subprocess.run([sys.executable, HISTORY, "import", "--history", self.db, bad, good],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("bad.json", p.stderr)
+        self.assertEqual(count(self.db), 1)
+
+    def test_failure_inside_the_transaction_writes_nothing(self):
+        rec = from_run_json(write_json(os.path.join(self.tmp, "r.json"), run_doc(
+            rows=[("g/a/n:1", [1.0, 2.0, 3.0], "ns")])), "import", TOP)
+        rec.measurements.append(dict(rec.measurements[0]))  # a duplicate key: IntegrityError
+        con = store.open_db(self.db)
+        with self.assertRaises(sqlite3.IntegrityError):
+            store.write(con, rec)
+        self.assertFalse(con.in_transaction)
+        con.close()
+        self.assertEqual((count(self.db), count(self.db, "measurements")), (0, 0))
+
+
+WRITER = r"""
+import os, sys, time
+sys.path.insert(0, %r)
+from hotbench.history import store
+from hotbench.history.record import from_run_json
+go, db, path = sys.argv[1:4]
+rec = from_run_json(path, "bench", %r)  # parsed before the start: the writes collide
+while not os.path.exists(go):
+    time.sleep(0.001)
+con = store.open_db(db)
+print(store.write(con, rec)[1])
+"""
+
+
+class Concurrent(Case):
+    def test_writers_ending_at_once_lose_nothing(self):
+        n, rows = 8, [("g/s%d/n:%d" % (i % 7, i), [1.0, 2.0, 3.0], "ns") for i in range(1500)]
+        paths = [write_json(os.path.join(self.tmp, "r%d.json" % i),
+                            run_doc(rev="r%d" % i, rows=rows)) for i in range(n)]
+        paths.append(paths[0])  # the same file by two processes at once: one run
+        go = os.path.join(self.tmp, "go")
+        script = WRITER % (SCRIPTS, TOP)
+        procs = [subprocess.Popen([sys.executable, "-c", script, go, self.db, p],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for p in paths]
+        open(go, "w").close()
+        outs = [p.communicate(timeout=120) for p in procs]
+        for p, (out, err) in zip(procs, outs):
+            self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(sorted(o.strip() for o, _ in outs), ["False"] + ["True"] * n)
+        self.assertEqual(count(self.db), n)
+        self.assertEqual(count(self.db, "measurements"), n * len(rows) * 2)
+        self.assertEqual({r[0] for r in self.query("SELECT revision FROM runs")},
+                         {"r%d" % i for i in range(n)})
+
+
+class Merge(Case):
+    def test_two_databases_merge_once(self):
+        other = os.path.join(self.tmp, "other.sqlite")
+        a = write_json(os.path.join(self.tmp, "a.json"), run_doc("ra", [("g/a", [1.0], "ns")]))
+        b = write_json(os.path.join(self.tmp, "b.json"), run_doc("rb", [("g/a", [2.0], "ns")]))
+        self.record(a)
+        con = store.open_db(other)
+        store.write(con, from_run_json(a, "bench", TOP))  # the same run on both runners
+        store.write(con, from_run_json(b, "bench-ci", TOP))
+        con.close()
+        for _ in range(2):  # the second merge adds nothing
+            s = importer.import_all(self.db, [other], TOP, log=lambda m: None)
+            self.assertEqual(s.refused, [])
+        self.assertEqual(sorted(self.query("SELECT revision, kind FROM runs")),
+                         [("ra", "import"), ("rb", "bench-ci")])
+        self.assertEqual(self.query("SELECT m.value FROM measurements m JOIN runs r ON "
+                                    "r.id = m.run_id WHERE r.revision='rb' AND "
+                                    "m.metric='cpu_time'"), [(2.0e-9,)])
+
+    def test_a_broken_database_is_refused(self):
+        bad = os.path.join(self.tmp, "bad.sqlite")
+        with open(bad, "wb") as f:
+            f.write(store.SQLITE_MAGIC + b"\0" * 100)  # SQLite's header, then garbage
+        s = importer.import_all(self.db, [bad], TOP, log=lambda m: None)
+        self.assertEqual([p for p, _ in s.refused], [bad])
+        self.assertEqual(count(self.db), 0)
+
+
+def compare_folder(root, rev):
+    """A made-up compare folder: one row measured with instructions, one measured without,
+    one not measured, one failed in the head; a head trial carrying the context."""
+    os.makedirs(os.path.join(root, "trials"))
+    rows = [dict(name="g/a/n:1", verdict="same", ratio=1.01, ci=[0.99, 1.03], base_s=1e-6,
+                 head_s=1.01e-6, n_base=6, n_head=6,
+                 instructions={"verdict": "same", "ratio": 1.0, "base": 500.0, "head": 501.0}),
+            dict(name="g/b/n:1", verdict="inconclusive", ratio=0.9, ci=[0.7, 1.2], base_s=2e-6,
+                 head_s=1.8e-6, n_base=6, n_head=6, instructions=None),
+            dict(name="g/c/n:1", verdict="not-measured", ratio=None, ci=None, base_s=None,
+                 head_s=None, n_base=0, n_head=0, instructions=None),
+            dict(name="g/d/n:1", verdict="failed", ratio=None, ci=None, base_s=3e-6,
+                 head_s=None, n_base=6, n_head=0, instructions=None)]
+    write_json(os.path.join(root, "compare.json"), {
+        "schema": "hotbench-compare/1", "rows": rows, "settings": {"filter": "^g/"},
+        "head": {"commit": "worktree"}}, allow_nan=False)
+    write_json(os.path.join(root, "trials", "screen-001-head.json"), run_doc(rev))
+    return root
+
+
+class Compare(Case):
+    def test_compare_folder(self):
+        folder = compare_folder(os.path.join(self.tmp, "20261202T000000Z-compare"), "abc")
+        con = store.open_db(self.db)
+        run_id, new = store.write(con, from_compare_dir(folder, "compare", TOP))
+        con.close()
+        got = {(b, m): (v, lo, hi, n, ver) for b, m, v, lo, hi, n, ver in self.query(
+            "SELECT benchmark, metric, value, lower, upper, repetitions, verified FROM "
+            "measurements")}
+        self.assertEqual(got, {("g/a/n:1", "cpu_time"): (1.01e-6, None, None, 6, 1),
+                               ("g/a/n:1", "ratio"): (1.01, 0.99, 1.03, 6, 1),
+                               ("g/a/n:1", "instructions"): (501.0, None, None, 1, 1),
+                               ("g/b/n:1", "cpu_time"): (1.8e-6, None, None, 6, 1),
+                               ("g/b/n:1", "ratio"): (0.9, 0.7, 1.2, 6, 1)})
+        self.assertEqual(self.query("SELECT revision, kind, selection FROM runs"),
+                         [("abc", "compare", "filter=^g/")])
+        s = importer.import_all(self.db, [folder], TOP, log=lambda m: None)  # already there
+        self.assertEqual((s.added, s.already), (0, 1))
+
+    def test_not_a_compare(self):
+        folder = os.path.join(self.tmp, "x-compare")
+        os.makedirs(folder)
+        with self.assertRaises(RecordError):
+            from_compare_dir(folder, "import", TOP)
+        write_json(os.path.join(folder, "compare.json"), {"schema": "other/1", "rows": []})
+        with self.assertRaises(RecordError) as cm:
+            from_compare_dir(folder, "import", TOP)
+        self.assertIn("schema", str(cm.exception))
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+FULL_HELP = "--hb_profile=full --hb_budget=SECONDS --hb_repetitions=N --hb_manifest"
+
+
+class Backfill(Case):
+    def setUp(self):
+        super().setUp()
+        self.repo = os.path.join(self.tmp, "repo")
+        os.makedirs(self.repo)
+        git(self.repo, "init", "-q", "-b", "main")
+        git(self.repo, "config", "user.email", "t@example.com")
+        git(self.repo, "config", "user.name", "t")
+        self.shas = []
+        for i in range(4):
+            with open(os.path.join(self.repo, "f"), "w") as f:
+                f.write("%d\n" % i)
+            git(self.repo, "add", "f")
+            git(self.repo, "commit", "-qm", "commit %d" % i)
+            self.shas.append(git(self.repo, "rev-parse", "HEAD"))
+        self.runs, self.logs = [], []
+
+    def test_range_expansion(self):
+        c0, c1, c2, c3 = self.shas
+        self.assertEqual(backfill.expand(self.repo, "%s..%s" % (c0, c3)),
+                         [(c1, "commit 1"), (c2, "commit 2"), (c3, "commit 3")])
+        self.assertEqual(backfill.expand(self.repo, "HEAD~1"), [(c2, "commit 2")])
+        for bad in ("nosuch..HEAD", "HEAD..HEAD", "%s..%s" % (c3, c0), "..HEAD", "nosuch"):
+            with self.assertRaises(backfill.RangeError, msg=bad):
+                backfill.expand(self.repo, bad)
+        # a merge: the range follows first parents, the side branch's commit is not built
+        git(self.repo, "checkout", "-qb", "side", c3)
+        with open(os.path.join(self.repo, "g"), "w") as f:
+            f.write("side\n")
+        git(self.repo, "add", "g")
+        git(self.repo, "commit", "-qm", "side commit")
+        git(self.repo, "checkout", "-q", "main")
+        git(self.repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+        got = backfill.expand(self.repo, "%s..main" % c3)
+        self.assertEqual([s for _, s in got], ["merge side"])
+
+    def make(self, build_fails=(), interrupt=None, help_text=FULL_HELP, **kw):
+        def build(sha):
+            if sha in build_fails:
+                raise BuildError("revision %s failed to build; its log: x" % sha[:12])
+            return "/fake/bin-%s/hotbench" % sha
+
+        def run(argv, env, log_path):
+            sha = argv[0].split("bin-")[1].split("/")[0]
+            out = next(a.split("=", 1)[1] for a in argv if a.startswith("--benchmark_out="))
+            doc = run_doc(sha[:12], [("g/a/n:1", [1.0, 2.0, 3.0], "ns")])
+            doc["context"]["argv"] = " ".join(argv)  # each run's file differs, as hotbench's
+            write_json(out, doc)
+            if sha == interrupt:
+                raise KeyboardInterrupt
+            self.runs.append((sha, argv))
+            return 0
+        kw.setdefault("filt", "^g/")
+        return backfill.Backfill(self.repo, self.db, build=build, run=run,
+                                 help_text=lambda b: help_text, log=self.logs.append, **kw)
+
+    def test_resume_and_build_failures(self):
+        commits = backfill.expand(self.repo, "HEAD~3..HEAD")
+        c1, c2, c3 = (s for s, _ in commits)
+        counts = self.make(build_fails={c2}).run_all(commits)
+        self.assertEqual(counts, {"recorded": 2, "skipped": 0, "failed": 1})
+        self.assertEqual([s for s, _ in self.runs], [c1, c3])
+        self.assertTrue(any("does not build" in m and c2[:12] in m for m in self.logs))
+        self.assertTrue(any(m.startswith("commit 3/3 %s commit 3" % c3[:12]) for m in self.logs))
+        self.assertEqual(sorted(r[0] for r in self.query("SELECT revision FROM runs WHERE "
+                                                         "kind='backfill'")), sorted([c1, c3]))
+        self.runs, self.logs = [], []
+        counts = self.make().run_all(commits)  # again: c1, c3 skipped, c2 built now
+        self.assertEqual(counts, {"recorded": 1, "skipped": 2, "failed": 0})
+        self.assertEqual([s for s, _ in self.runs], [c2])
+        self.assertTrue(any("already recorded" in m for m in self.logs))
+        self.runs = []
+        counts = self.make(repetitions=5).run_all(commits)  # another selection: run again
+        self.assertEqual(counts["recorded"], 3)
+        self.assertEqual(count(self.db), 6)
+
+    def test_ctrl_c_leaves_nothing_of_its_commit(self):
+        commits = backfill.expand(self.repo, "HEAD~3..HEAD")
+        with self.assertRaises(KeyboardInterrupt):
+            self.make(interrupt=commits[1][0]).run_all(commits)
+        self.assertEqual([r[0] for r in self.query("SELECT revision FROM runs")], [commits[0][0]])
+        left = os.listdir(os.path.join(self.repo, "results", "runs", "backfill"))
+        self.assertFalse([n for n in left if n.endswith(".tmp")], left)
+        self.assertTrue(any("interrupted at commit 2/3" in m for m in self.logs))
+
+    def test_an_older_cli(self):
+        b = self.make(help_text="--hb_profile=full", filt=None)
+        argv, notes = b.command("/fake/bin-x/hotbench", "x" * 40, "/tmp/o.json")
+        self.assertIsNone(argv)  # no manifest: no default selection
+        self.assertTrue(any("FILTER" in n for n in notes))
+        b = self.make(help_text="--hb_profile=full")
+        argv, notes = b.command("/fake/bin-x/hotbench", "x" * 40, "/tmp/o.json")
+        self.assertIn("--benchmark_repetitions=3", argv)
+        self.assertNotIn("--hb_budget=0.25", argv)
+        self.assertEqual(len(notes), 2)
+        commits = backfill.expand(self.repo, "HEAD~1..HEAD")
+        counts = self.make(help_text="", filt=None).run_all(commits)
+        self.assertEqual(counts["failed"], 1)
+        self.assertEqual(count(self.db), 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
