@@ -210,3 +210,15 @@ bisect: deps
 	    --filter "$$HB_BISECT_FILTER" $${HB_BISECT_ROUNDS:+--rounds "$$HB_BISECT_ROUNDS"} \
 	    $$(case "$$HB_BISECT_HOOKS" in ''|0) ;; *) echo --hooks ;; esac) $(BISECT_ARGS) \
 	    -- $(COMPARE_ARGS)
+
+# --- history page (issue 14) ---
+#   make history    results/history/index.html from results/history.sqlite: one chart per
+#                   benchmark over commits (median and spread per commit, machine changes
+#                   marked) and the change points E-divisive means finds, listed on top with their
+#                   commit, shift and permutation p-value (docs/history-page.md). Static: no script,
+#                   no network. HISTORY_PAGE_ARGS passes options, e.g. '--metric real_time
+#                   --filter ^rfc3339/ --alpha 0.05' (scripts/history.py page --help).
+HISTORY_PAGE_ARGS ?=
+.PHONY: history
+history: deps
+	@/usr/bin/python3 scripts/history.py page $(HISTORY_PAGE_ARGS)
