@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 
 import numpy as np  # noqa: E402
 
-from hotbench.history import page, schema, trends  # noqa: E402
+from hotbench.history import page, schema, trendcharts, trends  # noqa: E402
 
 
 def sha(i):
@@ -229,6 +229,34 @@ class Page(unittest.TestCase):
         self.assertIn("metrics recorded: cpu_time", err)
         for bad in (["--filter", "("], ["--alpha", "0.001"], ["--min-size", "1"]):
             self.assertEqual(run_page(self.db, self.out, *bad)[0], 2, bad)
+
+
+class Charts(unittest.TestCase):
+    def test_scale_and_units(self):
+        # rows: (medians, log axis?, why)
+        for values, log, why in (([1e-6, 1.5e-6, 2e-6], False, "a 2x change stays linear"),
+                                 ([1e-6, 5e-8], True, "a 20x speed-up: log"),
+                                 ([0.0, 5.0], False, "a zero cannot go on a log axis"),
+                                 ([], False, "nothing to draw")):
+            self.assertEqual(trendcharts.log_scale(values), log, why)
+        # rows: (unit, values, factor, label)
+        for unit, values, k, label in (("s", [3e-8], 1e9, "ns"), ("s", [2e-4], 1e6, "us"),
+                                       ("s", [0.02], 1e3, "ms"), ("s", [4.0], 1.0, "s"),
+                                       ("instructions", [1e6], 1.0, "instructions")):
+            got = trendcharts.time_scale(unit, values)
+            self.assertEqual(got[1], label)
+            self.assertAlmostEqual(got[0], k)
+
+    def test_a_twenty_fold_speedup_drawn_on_a_log_axis(self):
+        # the page draws it without error and lists the -95% shift
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        db, out = os.path.join(tmp.name, "h.sqlite"), os.path.join(tmp.name, "p")
+        build_db(db, 20, {"fam/x/n:1": 1e-6}, shifts={("fam/x/n:1", 10): -0.95})
+        self.assertEqual(run_page(db, out)[0], 0)
+        (row,) = parse(out)[0].rows
+        self.assertAlmostEqual(float(row[1].rstrip("%")), -95.0, delta=0.5)
+        self.assertTrue(row[3].startswith(sha(10)[:7]))
 
 
 def trends_anchor(p, name):

@@ -107,8 +107,8 @@ def load(con, metric, pattern=None, profile=None):
     for row in con.execute(sql, (metric, profile) if profile else (metric,)):
         if row[0].endswith("-dirty"):
             dirty.add(row[9])
-        elif rx is None or rx.search(row[4]):
-            rows.append(row)
+        elif (rx is None or rx.search(row[4])) and math.isfinite(row[5]):
+            rows.append(row)  # (an infinite value, which SQLite can hold, is no measurement)
     first = {}
     for rev, ctime, rec, *_ in rows:
         t = parse_time(rec)
