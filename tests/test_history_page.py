@@ -30,10 +30,12 @@ def sha(i):
 
 
 def build_db(path, commits, benchmarks, machine=lambda i: "m" * 40, runs=lambda i: 1,
-             shifts=None, noise=0.01, seed=0, metric="cpu_time"):
+             shifts=None, noise=0.01, seed=0, metric="cpu_time", kind=lambda i: "bench",
+             factor=lambda i: 1.0):
     """A history database at path: commits commits (commit i one hour after i-1), each with
-    runs(i) runs on machine(i), measuring every benchmark {name: base time in s}; shifts:
-    {(name, commit): relative change from that commit on}; lognormal noise. The runs are
+    runs(i) runs of kind(i) on machine(i), measuring every benchmark {name: base time in s}
+    times factor(i); shifts: {(name, commit): relative change from that commit on}; lognormal
+    noise. The runs are
     inserted newest first, so the page must order them by commit_time itself."""
     rng = np.random.default_rng(seed)
     con = schema.connect(path)
@@ -42,11 +44,11 @@ def build_db(path, commits, benchmarks, machine=lambda i: "m" * 40, runs=lambda 
         for r in range(runs(i)):
             cur = con.execute(
                 "INSERT INTO runs(revision, commit_time, branch, machine, profile, kind,"
-                " recorded_at) VALUES (?, ?, 'main', ?, 'quick', 'bench', ?)",
-                (sha(i), "2026-01-%02dT%02d:00:00Z" % (1 + i // 24, i % 24), machine(i),
+                " recorded_at) VALUES (?, ?, 'main', ?, 'quick', ?, ?)",
+                (sha(i), "2026-01-%02dT%02d:00:00Z" % (1 + i // 24, i % 24), machine(i), kind(i),
                  "2026-02-01T00:%02d:%02dZ" % (i % 60, r)))
             for name, base in benchmarks.items():
-                level = base
+                level = base * factor(i)
                 for (b, at), rel in (shifts or {}).items():
                     if b == name and i >= at:
                         level *= 1 + rel
@@ -181,7 +183,22 @@ class Page(unittest.TestCase):
         con = schema.connect(self.db)
         commits, ts, _ = trends.load(con, "cpu_time")
         con.close()
-        self.assertEqual(trends.machine_changes(ts[0]), [(19, 20, "b" * 40)])
+        self.assertEqual(trends.setup_changes(ts[0]), [(19, 20, "b" * 40 + "|quick|run")])
+
+    def test_compare_figures_are_their_own_setup(self):
+        # from commit 20 on, a compare records the figures, and its figure (the least repetition
+        # of each process) runs 8% lower: two setups, a setup change, no change point (pooled,
+        # the switch would be listed as an 8% speed-up at commit 20)
+        build_db(self.db, 40, {"fam/x/n:1": 1e-6}, kind=lambda i: "compare" if i >= 20 else
+                 "bench", factor=lambda i: 0.92 if i >= 20 else 1.0)
+        self.assertEqual(run_page(self.db, self.out)[0], 0)
+        p, text = parse(self.out)
+        self.assertEqual(p.rows, [])
+        self.assertIn("mmmmmmmm quick compare", "".join(p.text))
+        con = schema.connect(self.db)
+        _, ts, _ = trends.load(con, "cpu_time")
+        con.close()
+        self.assertEqual(trends.setup_changes(ts[0]), [(19, 20, "m" * 40 + "|quick|compare")])
 
     def test_runs_of_a_commit_pooled(self):
         build_db(self.db, 12, {"fam/x/n:1": 1e-6}, runs=lambda i: 1 + i % 3)
@@ -201,7 +218,7 @@ class Page(unittest.TestCase):
         self.assertEqual(run_page(self.db, self.out, "--min-size", "5")[0], 0)
         p, text = parse(self.out)
         self.assertEqual(p.rows, [])
-        self.assertIn("6 points on machine mmmmmmmm: change points need 10", "".join(p.text))
+        self.assertIn("6 points on mmmmmmmm quick: change points need 10", "".join(p.text))
         self.assertEqual(len(p.imgs), 1)
 
     def test_empty_missing_and_foreign_databases(self):

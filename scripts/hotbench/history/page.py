@@ -78,7 +78,7 @@ def run(args):
         return 0
     shifts = trends.detect_all(series, args.alpha, args.permutations, args.min_size,
                                args.exponent, args.seed, progress=_progress)
-    colours = _machine_colours(series)
+    colours = _setup_colours(series)
     charts = _draw_all(series, commits, args.out, colours)
     _write(args.out, pagehtml.page(args, commits, series, shifts, charts, dirty, colours))
     print("history page: %s: %d benchmarks, %d commits, %d change points (%.0f s)" % (
@@ -129,13 +129,13 @@ def _draw_all(series, commits, out, colours):
     return names
 
 
-def _machine_colours(series):
-    """{machine fingerprint: colour}, in the order machines first appear on the x axis."""
+def _setup_colours(series):
+    """{setup: colour}, in the order the setups first appear on the x axis."""
     first = {}
     for t in series:
         for p in t.points:
-            first[p.machine] = min(first.get(p.machine, p.x), p.x)
-    pal = trendcharts.MACHINE_COLOURS
+            first[p.setup] = min(first.get(p.setup, p.x), p.x)
+    pal = trendcharts.SETUP_COLOURS
     return {m: pal[i % len(pal)] for i, m in enumerate(sorted(first, key=lambda m: (first[m], m)))}
 
 

@@ -1,5 +1,6 @@
 """pagehtml - the HTML of the history page: the head and style, the summary of the method, the
-table of every change point, the machines, and one section per benchmark family with its charts.
+table of every change point, the setups (machine, profile, method), and one section per
+benchmark family with its charts.
 Static HTML only: no script, no external resource (the charts are PNG files in charts/).
 
 Families come from the names alone: a benchmark `family/strategy/params` belongs to `family`
@@ -10,6 +11,7 @@ import html
 import re
 
 from ..units import fmt_time
+from .trends import setup_label
 
 # every metric of the schema (cpu_time, real_time, instructions, ratio) is smaller-is-better:
 # a positive shift is a regression
@@ -49,7 +51,7 @@ def page(opts, commits, series, shifts, charts, dirty, colours):
     """The whole page. opts: the parsed options (metric, alpha, permutations, min_size,
     exponent, seed, filter, profile, history); commits: trends.Commit list; series: trends.Trend
     list with shifts; shifts: every shift, in the summary's order; charts: {benchmark: (anchor,
-    PNG path relative to the page)}; dirty: runs of modified trees left out; colours: {machine:
+    PNG path relative to the page)}; dirty: runs of modified trees left out; colours: {setup:
     colour}. Returns the HTML text."""
     parts = [head("hotbench history: " + opts.metric),
              "<h1>hotbench history: %s</h1>\n" % html.escape(opts.metric),
@@ -66,19 +68,20 @@ def fmt_value(v, unit):
 
 
 def _summary(opts, commits, series, shifts, dirty, colours):
-    tested = sum(1 for t in series for m in {p.machine for p in t.points}
-                 if sum(p.machine == m for p in t.points) >= 2 * opts.min_size)
+    tested = sum(1 for t in series for u in {p.setup for p in t.points}
+                 if sum(p.setup == u for p in t.points) >= 2 * opts.min_size)
     lines = [
         "<p>%d benchmarks over %d commits, %s (%s) to %s (%s), from <code>%s</code>%s%s. "
-        "One point per commit and machine: the median of its runs' medians, the band from the "
-        "least to the greatest repetition.</p>" % (
+        "One point per commit and setup (machine, profile, and whether a compare measured it): "
+        "the median of its runs' medians, the band from the least to the greatest repetition."
+        "</p>" % (
             len(series), len(commits), commits[0].short(), commits[0].date(),
             commits[-1].short(), commits[-1].date(), html.escape(opts.history),
             ", benchmarks matching <code>%s</code>" % html.escape(opts.filter)
             if opts.filter else "",
             ", profile %s" % html.escape(opts.profile) if opts.profile else ""),
         "<p>Change points: E-divisive means with a permutation test (Matteson and James, JASA "
-        "2014), within each machine's points; exponent %g, at least %d commits on either side, "
+        "2014), within each setup's points; exponent %g, at least %d commits on either side, "
         "%d permutations (the least p-value is %.3g), level &alpha; = %g, seed %d. %d series "
         "were tested: where nothing changed, about %.1f change points would still be listed "
         "by chance (series &times; &alpha;). A p-value at its least means no permutation came "
@@ -89,10 +92,10 @@ def _summary(opts, commits, series, shifts, dirty, colours):
     if dirty:
         lines.append('<p class="note">%d runs of modified trees (revision ending in -dirty) '
                      "are left out: they are no commit.</p>" % dirty)
-    lines.append("<p>Machines: %s; a dotted grey line marks a change of machine on a chart."
-                 "</p>\n" % ", ".join('<span class="swatch" style="background:%s"></span> '
-                                      "<code>%s</code>" % (c, html.escape(m[:12]))
-                                      for m, c in colours.items()))
+    lines.append("<p>Setups (machine, profile, method): %s. A dotted grey line marks a change "
+                 "of setup on a chart: change points are never searched across one.</p>\n" %
+                 ", ".join('<span class="swatch" style="background:%s"></span> <code>%s</code>'
+                           % (c, html.escape(setup_label(u))) for u, c in colours.items()))
     return "\n".join(lines)
 
 
@@ -104,9 +107,9 @@ def _table(shifts, commits, series, charts):
         return "".join(out)
     out.append("<p>Sorted by p-value, then by the size of the shift. The commit is the first "
                "measured with the new level; the change lies between it and the commit "
-               "measured before it on that machine (in brackets).</p>\n"
+               "measured before it in that setup (in brackets).</p>\n"
                "<table><tr><th>p-value</th><th>shift</th><th>before &rarr; after (medians)"
-               "</th><th>commit</th><th>benchmark</th><th>machine</th></tr>\n")
+               "</th><th>commit</th><th>benchmark</th><th>setup</th></tr>\n")
     for s in shifts:
         c, prev = commits[s.x], commits[s.previous]
         worse = (s.relative > 0) == HIGHER_IS_WORSE
@@ -118,7 +121,7 @@ def _table(shifts, commits, series, charts):
                 s.pvalue, "worse" if worse else "better", 100 * s.relative,
                 html.escape(fmt_value(s.before, unit)), html.escape(fmt_value(s.after, unit)),
                 c.short()[:7], c.date(), prev.short()[:7], charts[s.benchmark][0],
-                html.escape(s.benchmark), html.escape(s.machine[:8])))
+                html.escape(s.benchmark), html.escape(setup_label(s.setup))))
     out.append("</table>\n")
     return "".join(out)
 

@@ -1,6 +1,7 @@
 """trendcharts - one small PNG per benchmark for the history page: the median per commit with its
-spread (the band from the least to the greatest repetition), one colour per machine (the page
-lists them: no legend per chart), a dotted grey line where the machine changes, a red line at
+spread (the band from the least to the greatest repetition), one colour per setup (machine,
+profile, method: trends.py; the page lists them, no legend per chart), a dotted grey line where
+the setup changes, a red line at
 each change point and the segment medians dashed. Matplotlib's Agg backend through
 hotbench.style (the report's one chart style), saved with a 64-colour palette to keep the page
 light (300 charts: ~2.5 MB).
@@ -18,9 +19,9 @@ import numpy as np
 from PIL import Image  # python3-pil, a dependency of python3-matplotlib
 
 from ..style import plt
-from .trends import machine_changes
+from .trends import setup_changes
 
-MACHINE_COLOURS = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#7f7f7f"]
+SETUP_COLOURS = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#7f7f7f"]
 LOG_SPAN = 10.0  # medians spanning more than this factor get a log axis
 SIZE = (5.2, 2.1)  # inches; at DPI dots per inch: 416 x 168 pixels
 DPI = 80
@@ -46,15 +47,15 @@ def log_scale(values):
     return bool(len(v) and np.all(v > 0) and v.max() / v.min() > LOG_SPAN)
 
 
-def draw(trend, commits, path, machine_colour):
+def draw(trend, commits, path, setup_colour):
     """Draws trend (trends.Trend with its shifts) against commits (list of trends.Commit, the
-    whole x axis) into the PNG file path (its folder created). machine_colour(fingerprint) ->
-    a colour, the same on every chart. Returns the file's base name; draws an empty frame with
+    whole x axis) into the PNG file path (its folder created). setup_colour(setup) -> a
+    colour, the same on every chart. Returns the file's base name; draws an empty frame with
     a sentence when the trend has no point."""
     fig, ax = plt.subplots(figsize=SIZE)
     buf = io.BytesIO()
     try:
-        _draw(ax, trend, commits, machine_colour)
+        _draw(ax, trend, commits, setup_colour)
         with matplotlib.rc_context({"savefig.bbox": "standard"}):  # the size the page states
             fig.savefig(buf, format="png", dpi=DPI)
     finally:
@@ -68,7 +69,7 @@ def draw(trend, commits, path, machine_colour):
     return os.path.basename(path)
 
 
-def _draw(ax, trend, commits, machine_colour):
+def _draw(ax, trend, commits, setup_colour):
     pts = trend.points
     if not pts:
         ax.text(0.5, 0.5, "no measurement", ha="center", va="center", transform=ax.transAxes)
@@ -76,15 +77,15 @@ def _draw(ax, trend, commits, machine_colour):
         return
     x = np.array([p.x for p in pts])
     k, label = time_scale(trend.unit, [p.value for p in pts])
-    for machine in sorted({p.machine for p in pts}):
-        sel = [i for i, p in enumerate(pts) if p.machine == machine]
-        c = machine_colour(machine)
+    for setup in sorted({p.setup for p in pts}):
+        sel = [i for i, p in enumerate(pts) if p.setup == setup]
+        c = setup_colour(setup)
         med = np.array([pts[i].value for i in sel]) * k
         ax.fill_between(x[sel], [pts[i].lower * k for i in sel], [pts[i].upper * k for i in sel],
                         color=c, alpha=0.18, lw=0, step=None)
         ax.plot(x[sel], med, "o-", ms=2.2, lw=0.9, color=c)
         _segments(ax, trend, pts, sel, k)
-    for before, after, _ in machine_changes(trend):
+    for before, after, _ in setup_changes(trend):
         ax.axvline((before + after) / 2, color="0.45", ls=":", lw=1.0)
     for s in trend.shifts:
         ax.axvline((s.previous + s.x) / 2, color="#d62728", lw=1.1, alpha=0.85)
@@ -95,9 +96,9 @@ def _draw(ax, trend, commits, machine_colour):
 
 
 def _segments(ax, trend, pts, sel, k):
-    """The median of each segment between change points of one machine, dashed."""
-    machine = pts[sel[0]].machine
-    cuts = [s.x for s in trend.shifts if s.machine == machine]
+    """The median of each segment between change points of one setup, dashed."""
+    setup = pts[sel[0]].setup
+    cuts = [s.x for s in trend.shifts if s.setup == setup]
     if not cuts:
         return
     xs = np.array([pts[i].x for i in sel])

@@ -5,11 +5,15 @@ points of each (changepoints.e_divisive). No drawing, no HTML: the page (page.py
 The rules (docs/history-page.md):
   * x axis: the commits, ordered by commit_time, then by the first recorded_at of their runs,
     then by revision. A revision ending in '-dirty' (a modified tree) is no commit: left out.
-  * one point per (commit, machine): the runs of a commit on one machine are pooled; its value
-    is the median of the runs' medians, its spread the least `lower` and greatest `upper` (the
+  * a setup is what a figure depends on besides the code: the machine (fingerprint), the
+    profile, and the method (a compare's head CPU time, the least of each process's
+    repetitions, is not a bench run's median: kind 'compare' is its own method, every other
+    kind 'run').
+  * one point per (commit, setup): the runs of a commit in one setup are pooled; its value is
+    the median of the runs' medians, its spread the least `lower` and greatest `upper` (the
     extreme repetitions) over those runs.
-  * change points are searched within each machine's points alone (in commit order): a machine
-    change is not a regression, and two machines are never compared with each other.
+  * change points are searched within each setup's points alone (in commit order): a change of
+    machine, profile or method is not a regression, and two setups are never compared.
   * detection runs on the logarithm of the values when all are positive (timings: the noise is
     multiplicative and a regression is relative), on the values otherwise.
 """
@@ -44,11 +48,11 @@ class Commit:
 
 @dataclass(frozen=True)
 class Point:
-    """One commit's value on one machine: commit index, machine fingerprint, value (median of
-    the runs' medians, in the measurement's unit), lower/upper (least and greatest repetition
-    over those runs), runs pooled."""
+    """One commit's value in one setup: commit index, setup (setup_key), value (median of the
+    runs' medians, in the measurement's unit), lower/upper (least and greatest repetition over
+    those runs), runs pooled."""
     x: int
-    machine: str
+    setup: str
     value: float
     lower: float
     upper: float
@@ -58,11 +62,11 @@ class Point:
 @dataclass(frozen=True)
 class Shift:
     """One change point: at the commit with index x (the first with the new level), previous
-    the machine's commit measured just before (index), before/after the medians of the
-    segments on either side (units of the series), relative = after / before - 1, pvalue the
-    permutation p-value, machine the machine's fingerprint."""
+    the setup's commit measured just before (index), before/after the medians of the segments
+    on either side (units of the series), relative = after / before - 1, pvalue the
+    permutation p-value, setup the setup (setup_key) whose points changed."""
     benchmark: str
-    machine: str
+    setup: str
     x: int
     previous: int
     before: float
@@ -73,8 +77,8 @@ class Shift:
 
 @dataclass
 class Trend:
-    """One benchmark's series: points sorted by (x, machine), unit, the shifts found, note a
-    sentence for the reader when detection did not run on some machine's points (too few)."""
+    """One benchmark's series: points sorted by (x, setup), unit, the shifts found, note a
+    sentence for the reader when detection did not run on some setup's points (too few)."""
     benchmark: str
     unit: str
     points: list
@@ -101,7 +105,8 @@ def load(con, metric, pattern=None, profile=None):
     left out). Raises re.error on a bad pattern."""
     rx = re.compile(pattern) if pattern else None
     sql = ("SELECT r.revision, r.commit_time, r.recorded_at, r.machine, m.benchmark, m.value,"
-           " m.lower, m.upper, m.unit, r.id FROM measurements m JOIN runs r ON r.id = m.run_id"
+           " m.lower, m.upper, m.unit, r.id, r.profile, r.kind FROM measurements m"
+           " JOIN runs r ON r.id = m.run_id"
            " WHERE m.metric = ?" + (" AND r.profile = ?" if profile else ""))
     rows, dirty = [], set()
     for row in con.execute(sql, (metric, profile) if profile else (metric,)):
@@ -118,13 +123,27 @@ def load(con, metric, pattern=None, profile=None):
     commits = [Commit(i, r, first[r][0]) for i, r in enumerate(order)]
     index = {c.revision: c.index for c in commits}
     groups, units = {}, {}
-    for rev, _, _, machine, bench, value, lower, upper, unit, _ in rows:
-        groups.setdefault(bench, {}).setdefault((index[rev], machine), []).append(
+    for rev, _, _, machine, bench, value, lower, upper, unit, _, prof, kind in rows:
+        setup = setup_key(machine, prof, kind)
+        groups.setdefault(bench, {}).setdefault((index[rev], setup), []).append(
             (value, value if lower is None else lower, value if upper is None else upper))
         units[bench] = unit
-    trends = [Trend(b, units[b], [_pool(x, mach, runs) for (x, mach), runs in
+    trends = [Trend(b, units[b], [_pool(x, setup, runs) for (x, setup), runs in
                                   sorted(groups[b].items())]) for b in sorted(groups)]
     return commits, trends, len(dirty)
+
+
+def setup_key(machine, profile, kind):
+    """The setup of a run (module docstring) as one string: 'machine|profile|method'."""
+    return "%s|%s|%s" % (machine, profile or "-", "compare" if kind == "compare" else "run")
+
+
+def setup_label(setup):
+    """A setup for a reader: the machine's first 8 characters, the profile, and 'compare' for a
+    compare's figures: 'a1b2c3d4 quick', 'a1b2c3d4 ci compare'."""
+    machine, profile, method = setup.rsplit("|", 2)
+    return " ".join([machine[:8]] + ([profile] if profile != "-" else []) +
+                    (["compare"] if method == "compare" else []))
 
 
 def _time_key(pair):
@@ -132,36 +151,36 @@ def _time_key(pair):
     return tuple((d is not None, d or datetime.min.replace(tzinfo=timezone.utc)) for d in pair)
 
 
-def _pool(x, machine, runs):
+def _pool(x, setup, runs):
     v = np.array(runs, dtype=float)
-    return Point(x, machine, float(np.median(v[:, 0])), float(v[:, 1].min()),
+    return Point(x, setup, float(np.median(v[:, 0])), float(v[:, 1].min()),
                  float(v[:, 2].max()), len(runs))
 
 
 def detect(trend, sig_level, permutations, min_size, exponent=1.0, seed=0):
-    """Finds trend's change points, machine by machine (module docstring); fills trend.shifts
-    (sorted by x) and trend.note. The seed of each machine's permutations is derived from seed,
-    the benchmark and the machine, so a benchmark's result does not depend on which others are
+    """Finds trend's change points, setup by setup (module docstring); fills trend.shifts
+    (sorted by x) and trend.note. The seed of each setup's permutations is derived from seed,
+    the benchmark and the setup, so a benchmark's result does not depend on which others are
     analysed. Returns trend."""
     trend.shifts, notes = [], []
-    for machine in sorted({p.machine for p in trend.points}):
-        pts = [p for p in trend.points if p.machine == machine]
+    for setup in sorted({p.setup for p in trend.points}):
+        pts = [p for p in trend.points if p.setup == setup]
         if len(pts) < 2 * min_size:
-            notes.append("%d point%s on machine %s: change points need %d" %
-                         (len(pts), "" if len(pts) == 1 else "s", machine[:8], 2 * min_size))
+            notes.append("%d point%s on %s: change points need %d" % (
+                len(pts), "" if len(pts) == 1 else "s", setup_label(setup), 2 * min_size))
             continue
         v = np.array([p.value for p in pts])
         z = np.log(v) if np.all(v > 0) else v
-        s = zlib.crc32(("%s\0%s" % (trend.benchmark, machine)).encode()) ^ seed
+        s = zlib.crc32(("%s\0%s" % (trend.benchmark, setup)).encode()) ^ seed
         cps = changepoints.e_divisive(z, sig_level, permutations, min_size, exponent, seed=s)
         cuts = [0] + [c.index for c in cps] + [len(pts)]
         for j, c in enumerate(cps):
             before = float(np.median(v[cuts[j]:cuts[j + 1]]))
             after = float(np.median(v[cuts[j + 1]:cuts[j + 2]]))
             rel = after / before - 1 if before != 0 else math.inf
-            trend.shifts.append(Shift(trend.benchmark, machine, pts[c.index].x,
+            trend.shifts.append(Shift(trend.benchmark, setup, pts[c.index].x,
                                       pts[c.index - 1].x, before, after, rel, c.pvalue))
-    trend.shifts.sort(key=lambda s: (s.x, s.machine))
+    trend.shifts.sort(key=lambda s: (s.x, s.setup))
     trend.note = "; ".join(notes)
     return trend
 
@@ -181,11 +200,11 @@ def detect_all(trends, sig_level, permutations, min_size, exponent=1.0, seed=0, 
     return sorted(shifts, key=lambda s: (s.pvalue, -abs(s.relative), s.benchmark, s.x))
 
 
-def machine_changes(trend):
-    """The x positions between consecutive points (in commit order) measured on different
-    machines: a list of (x before, x after, new machine)."""
+def setup_changes(trend):
+    """The x positions between consecutive points (in commit order) measured in different
+    setups: a list of (x before, x after, new setup)."""
     out = []
     for a, b in zip(trend.points, trend.points[1:]):
-        if a.machine != b.machine and a.x != b.x:
-            out.append((a.x, b.x, b.machine))
+        if a.setup != b.setup and a.x != b.x:
+            out.append((a.x, b.x, b.setup))
     return out
