@@ -78,7 +78,8 @@ class Html(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.tags, self.ids, self.hrefs, self.imgs, self.rows, self.attrs = set(), set(), [], [], [], []
+        self.tags, self.ids = set(), set()
+        self.hrefs, self.imgs, self.rows, self.attrs = [], [], [], []
         self.text = []
         self._table = 0
         self._row = None
