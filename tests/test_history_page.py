@@ -11,7 +11,6 @@ import contextlib
 import hashlib
 import html.parser
 import io
-import math
 import os
 import sys
 import tempfile

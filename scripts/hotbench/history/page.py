@@ -7,7 +7,6 @@ scripts/history.py calls add_arguments(parser) and run(args); docs/history-page.
 page, the method and its parameters.
 """
 
-import html
 import os
 import re
 import sys
