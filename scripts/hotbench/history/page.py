@@ -17,8 +17,11 @@ from . import pagehtml, schema, trendcharts, trends
 
 def add_arguments(parser):
     """Adds the page's options to an argparse parser (the `page` subcommand of history.py)."""
-    parser.add_argument("--history", default="results/history.sqlite", metavar="PATH",
-                        help="the history database (default: %(default)s)")
+    # HB_HISTORY: the database's path for every history command (scripts/history.py)
+    parser.add_argument("--history", default=os.environ.get("HB_HISTORY") or
+                        "results/history.sqlite", metavar="PATH",
+                        help="the history database (default: $HB_HISTORY, else "
+                             "results/history.sqlite)")
     parser.add_argument("--out", default="results/history", metavar="DIR",
                         help="the page's folder: index.html and charts/ (default: %(default)s)")
     parser.add_argument("--metric", default="cpu_time",
