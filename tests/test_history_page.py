@@ -145,7 +145,7 @@ class Page(unittest.TestCase):
         self.assertIn("(after %s)" % sha(22)[:7], commit)
         self.assertAlmostEqual(float(shift.rstrip("%")), 15, delta=2)
         self.assertLessEqual(float(pv), 0.01)
-        self.assertRegex(levels, r"^130 us → 1[45]\d us$")
+        self.assertRegex(levels, r"^1[23]\d\.\d us → 1[45]\d\.\d us$")
         # the row links to the benchmark's chart, and every benchmark has one, on disk
         anchor = [h for h in p.hrefs if h and h.startswith("#b-")]
         self.assertIn("#" + trends_anchor(p, "fam-a/slow/size:65536"), anchor)

@@ -10,7 +10,7 @@ Families come from the names alone: a benchmark `family/strategy/params` belongs
 import html
 import re
 
-from ..units import fmt_time
+from ..units import fmt_time4
 from .trends import setup_label
 
 # every metric of the schema (cpu_time, real_time, instructions, ratio) is smaller-is-better:
@@ -63,8 +63,8 @@ def page(opts, commits, series, shifts, charts, dirty, colours):
 
 
 def fmt_value(v, unit):
-    """A value in its unit for the table: times via units.fmt_time, else 4 digits and unit."""
-    return fmt_time(v) if unit == "s" else "%.4g %s" % (v, unit)
+    """A value in its unit for the table, 4 significant digits: times in ns, us, ms or s."""
+    return fmt_time4(v) if unit == "s" else "%.4g %s" % (v, unit)
 
 
 def _summary(opts, commits, series, shifts, dirty, colours):
