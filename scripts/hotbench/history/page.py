@@ -9,6 +9,7 @@ page, the method and its parameters.
 
 import os
 import re
+import sqlite3
 import sys
 import time
 
@@ -69,6 +70,9 @@ def run(args):
     try:
         commits, series, dirty = trends.load(con, args.metric, args.filter, args.profile)
         metrics = [r[0] for r in con.execute("SELECT DISTINCT metric FROM measurements")]
+    except sqlite3.Error as e:
+        print("history page: %s: %s" % (args.history, e), file=sys.stderr)
+        return 2
     finally:
         con.close()
     if not series:
