@@ -244,6 +244,11 @@ class Page(unittest.TestCase):
         status, err = run_page(self.db, self.out, "--metric", "instructions")
         self.assertEqual(status, 0)
         self.assertIn("metrics recorded: cpu_time", err)
+        self.assertEqual(run_page(self.db, self.out, "--branch", "main", "--profile", "quick")[0],
+                         0)
+        self.assertEqual(len(parse(self.out)[0].imgs), len(BENCH))
+        status, err = run_page(self.db, self.out, "--branch", "topic")
+        self.assertIn("no cpu_time measurements (branch topic)", err)
         for bad in (["--filter", "("], ["--alpha", "0.001"], ["--min-size", "1"]):
             self.assertEqual(run_page(self.db, self.out, *bad)[0], 2, bad)
 

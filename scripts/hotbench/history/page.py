@@ -44,6 +44,8 @@ def add_arguments(parser):
     parser.add_argument("--filter", metavar="REGEX",
                         help="only benchmarks whose name matches (re.search)")
     parser.add_argument("--profile", help="only runs of this profile (default: every profile)")
+    parser.add_argument("--branch", help="only runs recorded on this branch, e.g. main (default: "
+                                         "every branch, commits ordered by time)")
     return parser
 
 
@@ -68,7 +70,8 @@ def run(args):
         print("history page: %s" % e, file=sys.stderr)
         return 2
     try:
-        commits, series, dirty = trends.load(con, args.metric, args.filter, args.profile)
+        commits, series, dirty = trends.load(con, args.metric, args.filter, args.profile,
+                                             args.branch)
         metrics = [r[0] for r in con.execute("SELECT DISTINCT metric FROM measurements")]
     except sqlite3.Error as e:
         print("history page: %s: %s" % (args.history, e), file=sys.stderr)
@@ -76,8 +79,11 @@ def run(args):
     finally:
         con.close()
     if not series:
+        only = ["benchmarks matching %r" % args.filter] if args.filter else []
+        only += ["%s %s" % (k, v) for k, v in (("profile", args.profile),
+                                               ("branch", args.branch)) if v]
         msg = "no %s measurements%s in %s (metrics recorded: %s)" % (
-            args.metric, " matching %r" % args.filter if args.filter else "", args.history,
+            args.metric, " (%s)" % ", ".join(only) if only else "", args.history,
             ", ".join(sorted(metrics)) or "none")
         _write(args.out, pagehtml.empty_page(msg))
         print("history page: " + msg, file=sys.stderr)

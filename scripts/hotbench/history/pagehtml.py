@@ -49,7 +49,7 @@ def empty_page(message):
 
 def page(opts, commits, series, shifts, charts, dirty, colours):
     """The whole page. opts: the parsed options (metric, alpha, permutations, min_size,
-    exponent, seed, filter, profile, history); commits: trends.Commit list; series: trends.Trend
+    exponent, seed, filter, profile, branch, history); commits: trends.Commit list; series: trends.Trend
     list with shifts; shifts: every shift, in the summary's order; charts: {benchmark: (anchor,
     PNG path relative to the page)}; dirty: runs of modified trees left out; colours: {setup:
     colour}. Returns the HTML text."""
@@ -79,7 +79,8 @@ def _summary(opts, commits, series, shifts, dirty, colours):
             commits[-1].short(), commits[-1].date(), html.escape(opts.history),
             ", benchmarks matching <code>%s</code>" % html.escape(opts.filter)
             if opts.filter else "",
-            ", profile %s" % html.escape(opts.profile) if opts.profile else ""),
+            "".join(", %s %s" % (k, html.escape(v)) for k, v in (("profile", opts.profile),
+                                                                ("branch", opts.branch)) if v)),
         "<p>Change points: E-divisive means with a permutation test (Matteson and James, JASA "
         "2014), within each setup's points; exponent %g, at least %d commits on either side, "
         "%d permutations (the least p-value is %.3g), level &alpha; = %g, seed %d. %d series "

@@ -97,19 +97,22 @@ def parse_time(text):
     return d.replace(tzinfo=timezone.utc) if d.tzinfo is None else d.astimezone(timezone.utc)
 
 
-def load(con, metric, pattern=None, profile=None):
+def load(con, metric, pattern=None, profile=None, branch=None):
     """Reads metric's measurements from a history database connection (schema.connect).
     pattern: a regular expression searched in each benchmark name (None: all); profile: only
-    runs of that profile (None: all). Returns (commits: list of Commit by index, trends: list of
+    runs of that profile (None: all); branch: only runs recorded on that branch (None: all).
+    Returns (commits: list of Commit by index, trends: list of
     Trend by benchmark name, without shifts, dirty: how many runs of modified trees were
     left out). Raises re.error on a bad pattern."""
     rx = re.compile(pattern) if pattern else None
     sql = ("SELECT r.revision, r.commit_time, r.recorded_at, r.machine, m.benchmark, m.value,"
            " m.lower, m.upper, m.unit, r.id, r.profile, r.kind FROM measurements m"
            " JOIN runs r ON r.id = m.run_id"
-           " WHERE m.metric = ?" + (" AND r.profile = ?" if profile else ""))
+           " WHERE m.metric = ?" + (" AND r.profile = ?" if profile else "") +
+           (" AND r.branch = ?" if branch else ""))
+    params = [metric] + [v for v in (profile, branch) if v]
     rows, dirty = [], set()
-    for row in con.execute(sql, (metric, profile) if profile else (metric,)):
+    for row in con.execute(sql, params):
         if row[0].endswith("-dirty"):
             dirty.add(row[9])
         elif (rx is None or rx.search(row[4])) and math.isfinite(row[5]):
