@@ -213,6 +213,29 @@ class Page(unittest.TestCase):
         self.assertEqual(pt.value, float(np.median([r[0] for r in rows])))
         self.assertEqual((pt.lower, pt.upper), (min(r[1] for r in rows), max(r[2] for r in rows)))
 
+    def test_commit_order_and_dirty_trees(self):
+        # rows: (revision, commit_time, recorded_at, why) inserted in this order; expected order
+        # below: by commit time, then first recording; no commit time: its recording time
+        rows = [("c3", "2026-03-01T10:00:00Z", "2026-03-09T00:00:00Z", "latest commit"),
+                ("c1", "2026-03-01T08:00:00+00:00", "2026-03-09T00:00:00Z", "offset form"),
+                ("c2b", "2026-03-01T09:00:00Z", "2026-03-05T00:00:02Z", "same time, later"),
+                ("c2a", "2026-03-01T09:00:00Z", "2026-03-05T00:00:01Z", "same time, earlier"),
+                ("c0", None, "2026-02-01T00:00:00Z", "no commit time: when recorded"),
+                ("c9-dirty", "2026-03-02T00:00:00Z", "2026-03-10T00:00:00Z", "modified tree")]
+        con = schema.connect(self.db)
+        for rev, ctime, rec, _ in rows:
+            rid = con.execute("INSERT INTO runs(revision, commit_time, machine, profile, kind,"
+                              " recorded_at) VALUES (?, ?, 'm', 'full', 'bench', ?)",
+                              (rev, ctime, rec)).lastrowid
+            con.execute("INSERT INTO measurements(run_id, benchmark, metric, value, unit) "
+                        "VALUES (?, 'f/s/n:1', 'cpu_time', 1e-6, 's')", (rid,))
+        commits, ts, dirty = trends.load(con, "cpu_time")
+        con.close()
+        self.assertEqual([c.revision for c in commits], ["c0", "c1", "c2a", "c2b", "c3"])
+        self.assertEqual(dirty, 1)
+        self.assertEqual(run_page(self.db, self.out)[0], 0)
+        self.assertIn("no commit): 1.", "".join(parse(self.out)[0].text))
+
     def test_too_few_points_says_so(self):
         build_db(self.db, 6, {"fam/x/n:1": 1e-6}, shifts={("fam/x/n:1", 3): 1.0})
         self.assertEqual(run_page(self.db, self.out, "--min-size", "5")[0], 0)

@@ -91,8 +91,8 @@ def _summary(opts, commits, series, shifts, dirty, colours):
             opts.alpha, opts.seed, tested, tested * opts.alpha),
     ]
     if dirty:
-        lines.append('<p class="note">%d runs of modified trees (revision ending in -dirty) '
-                     "are left out: they are no commit.</p>" % dirty)
+        lines.append('<p class="note">Runs of modified trees left out (revision ending in '
+                     "-dirty: no commit): %d.</p>" % dirty)
     lines.append("<p>Setups (machine, profile, method): %s. A dotted grey line marks a change "
                  "of setup on a chart: change points are never searched across one.</p>\n" %
                  ", ".join('<span class="swatch" style="background:%s"></span> <code>%s</code>'
