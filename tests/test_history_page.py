@@ -272,7 +272,8 @@ class Page(unittest.TestCase):
         self.assertEqual(len(parse(self.out)[0].imgs), len(BENCH))
         status, err = run_page(self.db, self.out, "--branch", "topic")
         self.assertIn("no cpu_time measurements (branch topic)", err)
-        for bad in (["--filter", "("], ["--alpha", "0.001"], ["--min-size", "1"]):
+        for bad in (["--filter", "("], ["--alpha", "0.001"], ["--min-size", "1"],
+                    ["--seed", "-1"], ["--exponent", "2"]):
             self.assertEqual(run_page(self.db, self.out, *bad)[0], 2, bad)
 
 

@@ -148,8 +148,8 @@ def e_divisive(z, sig_level=0.05, permutations=199, min_size=5, exponent=1.0, se
     units). sig_level: the permutation test's level for each new change point; permutations: R
     (p-values are multiples of 1/(R+1): R = 199 allows p = 0.005); min_size >= 2: the fewest
     points on either side of a split; exponent in (0, 2): the divergence's a (1: the paper's
-    default; smaller for heavy tails). seed: the permutations' numpy Generator seed (the same
-    inputs give the same answer). Returns the change points found, sorted by index (empty when
+    default; smaller for heavy tails). seed: the permutations' numpy Generator seed, an int
+    >= 0 or a sequence of them (the same inputs give the same answer). Returns the change points found, sorted by index (empty when
     T < 2 min_size). Raises ValueError on bad parameters or non-finite data.
     Time O(K R T^2) for K change points found, usually far less (early stop, smaller segments)."""
     z = np.asarray(z, dtype=float)

@@ -110,6 +110,8 @@ def _check(args):
         return "--permutations must be >= 1 and --min-size >= 2"
     if not 0 < args.exponent < 2:
         return "--exponent must lie in (0, 2)"
+    if args.seed < 0:
+        return "--seed must be >= 0"
     if args.alpha * (args.permutations + 1) < 1:
         return ("--alpha %g cannot be reached with %d permutations (the least p-value is "
                 "1/%d)" % (args.alpha, args.permutations, args.permutations + 1))

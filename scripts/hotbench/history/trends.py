@@ -174,7 +174,7 @@ def detect(trend, sig_level, permutations, min_size, exponent=1.0, seed=0):
             continue
         v = np.array([p.value for p in pts])
         z = np.log(v) if np.all(v > 0) else v
-        s = zlib.crc32(("%s\0%s" % (trend.benchmark, setup)).encode()) ^ seed
+        s = [seed, zlib.crc32(("%s\0%s" % (trend.benchmark, setup)).encode())]
         cps = changepoints.e_divisive(z, sig_level, permutations, min_size, exponent, seed=s)
         cuts = [0] + [c.index for c in cps] + [len(pts)]
         for j, c in enumerate(cps):
