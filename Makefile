@@ -243,3 +243,15 @@ history-run: deps
 	    "make history-run REVS=HEAD~3..HEAD (docs/history.md)" >&2; exit 2; }
 	@/usr/bin/python3 scripts/history.py run $(HISTORY_ARGS) "$$HB_HISTORY_REVS" \
 	    $${HB_HISTORY_FILTER:+--filter "$$HB_HISTORY_FILTER"}
+
+# --- history page (issue 14) ---
+#   make history    results/history/index.html from results/history.sqlite: one chart per
+#                   benchmark over commits (median and spread per commit, machine changes
+#                   marked) and the change points E-divisive means finds, listed on top with their
+#                   commit, shift and permutation p-value (docs/history-page.md). Static: no script,
+#                   no network. HISTORY_PAGE_ARGS passes options, e.g. '--metric real_time
+#                   --filter ^rfc3339/ --alpha 0.05' (scripts/history.py page --help).
+HISTORY_PAGE_ARGS ?=
+.PHONY: history
+history: deps
+	@/usr/bin/python3 scripts/history.py page $(HISTORY_PAGE_ARGS)
