@@ -163,10 +163,12 @@ def parser():
     p.set_defaults(func=cmd_record)
     page = page_module()
     if page is not None:
-        # the page may define --history itself: its definition then wins
-        p = sub.add_parser("page", help="the trend page (results/history/index.html)",
-                           parents=[common], conflict_handler="resolve")
+        # the page defines its own --history: not through parents=[common], whose action
+        # objects are shared, so resolving a conflict here would strip --history from the others
+        p = sub.add_parser("page", help="the trend page (results/history/index.html)")
         page.add_arguments(p)
+        if not any("--history" in a.option_strings for a in p._actions):
+            p.add_argument("--history", metavar="PATH", help=common._actions[0].help)
         p.set_defaults(func=page.run)
     return ap
 
