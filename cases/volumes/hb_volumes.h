@@ -25,12 +25,16 @@
  *    parser (cases/rfc3339, hb_rfc3339_parse: RFC 3339 date-time as a Spanner TIMESTAMP holds it,
  *    e.g. "2012-10-16T20:00:16.000Z"); the text is kept as sent too. A value it rejects (an empty
  *    one too) is an error naming the member.
- *  - the document must be well-formed XML 1.0 and complete; a document type declaration
- *    (DOCTYPE) is rejected, so only the five predefined entities exist; expat's protection
- *    against entity amplification stays on (expat 2.5 default). An XML declaration with a
- *    version other than "1.0" (e.g. 1.1) is rejected by every strategy, although expat alone would
- *    read it by 1.0 rules. Encodings are expat's: UTF-8, UTF-16 (BE, LE), ISO-8859-1 and US-ASCII;
- *    any other declared encoding is rejected (libxml2-dom refuses what its iconv would take).
+ *  - the document must be well-formed XML 1.0 (Fifth Edition) and complete; a document type
+ *    declaration (DOCTYPE) is rejected, so only the five predefined entities exist; expat's
+ *    protection against entity amplification stays on (expat 2.5 default).
+ *  - the XML declaration's version is "1." and one or more digits, and a document of any such
+ *    version is read as XML 1.0 (XML 1.0 Fifth Edition section 2.8: VersionNum ::= '1.' [0-9]+;
+ *    "When an XML 1.0 processor encounters a document that specifies a 1.x version number other
+ *    than '1.0', it will process it as a 1.0 document"): "1.1" is accepted, "2.0" and "1." are
+ *    rejected, by every strategy.
+ *  - encodings are expat's: UTF-8, UTF-16 (BE, LE), ISO-8859-1 and US-ASCII; any other declared
+ *    encoding is rejected (libxml2-dom refuses what its iconv would take).
  *    Names follow XML 1.0 fourth edition rules, as expat's do (libxml2 with XML_PARSE_OLD10).
  *  - documents of any size_t length are read whole (the expat strategies feed XML_Parse pieces
  *    of at most 64 MiB); libxml2-dom refuses one over INT_MAX bytes with HB_ELIMIT.

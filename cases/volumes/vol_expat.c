@@ -6,8 +6,9 @@
  * with the strategy's (hb_vm_hook_*), and with a start-DOCTYPE handler that stops the parser: a
  * DOCTYPE is rejected before any declaration in it is read. Entity amplification protection is
  * left at expat's defaults (on in expat 2.4 and later). Namespace processing is off: names arrive
- * qualified and the builder matches their local part. An XML declaration whose version is not
- * "1.0" is rejected (expat would read a 1.1 document by 1.0 rules; the contract is XML 1.0).
+ * qualified and the builder matches their local part. An XML declaration's version must be "1."
+ * and digits, read as 1.0 (XML 1.0 Fifth Edition section 2.8, hb_vol_version_ok): expat 2.5 takes
+ * any version made of name characters ("2.0", "abc"), and reads it by 1.0 rules.
  * XML_Parse takes an int length: a document is fed in pieces of at most 64 MiB, so one over
  * 2 GiB is read whole, never cut to its int-truncated length.
  */
@@ -19,7 +20,6 @@
 #include <string.h>
 
 #define DOCTYPE_REASON "a document type declaration (DOCTYPE) is not allowed"
-#define VERSION_REASON "an XML version other than 1.0"
 #define VX_MAX_FEED ((size_t)64 << 20) /* XML_Parse takes an int length: bigger feeds are split */
 #define VT_MAX_DEPTH 4096 /* expat-tree maps and frees its tree recursively: a bounded depth */
 
@@ -54,8 +54,8 @@ static void XMLCALL vx_xml_decl(void *ud, const XML_Char *version, const XML_Cha
     (void)encoding;
     (void)standalone;
     vx *x = ud;
-    if (version && strcmp(version, "1.0") != 0) {
-        x->rc = hb_vol_fail(x->err, HB_EPARSE, VERSION_REASON);
+    if (version && !hb_vol_version_ok(version, strlen(version))) {
+        x->rc = hb_vol_fail(x->err, HB_EPARSE, HB_VOL_VERSION_REASON);
         XML_StopParser(x->p, XML_FALSE);
     }
 }

@@ -15,9 +15,10 @@
  * without "--", PIs not named xml, XML 1.0 characters in valid UTF-8 everywhere, one root element
  * with only whitespace, comments and PIs around it. Supported subset (anything else is an error,
  * never a wrong answer): UTF-8 documents (an encoding declaration other than UTF-8 is refused, so
- * is a document starting as UTF-16 does), ASCII names, at most 64 attributes per element. A
- * version other than 1.0 is rejected, as by every strategy (the contract is XML 1.0). Columns in
- * errors count characters, as expat's do (hb_vol_position).
+ * is a document starting as UTF-16 does), ASCII names, at most 64 attributes per element. The
+ * version must be "1." and digits, read as 1.0 (XML 1.0 Fifth Edition section 2.8,
+ * hb_vol_version_ok), as in every strategy. Columns in errors count characters, as expat's do
+ * (hb_vol_position).
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
@@ -715,7 +716,7 @@ static const uint8_t *fx_xml_decl(fx *x, const uint8_t *p)
         size_t vl = (size_t)(ve - v);
         int ok;
         if (which == 0)
-            ok = vl == 3 && memcmp(v, "1.0", 3) == 0;
+            ok = hb_vol_version_ok((const char *)v, vl);
         else if (which == 1)
             ok = vl == 5 && (v[0] | 0x20) == 'u' && (v[1] | 0x20) == 't' && (v[2] | 0x20) == 'f' &&
                  v[3] == '-' && v[4] == '8';
@@ -724,7 +725,7 @@ static const uint8_t *fx_xml_decl(fx *x, const uint8_t *p)
         if (!ok) {
             fx_fail(x, v, HB_EPARSE,
                     which == 1   ? "unsupported: an encoding other than UTF-8"
-                    : which == 0 ? "an XML version other than 1.0"
+                    : which == 0 ? HB_VOL_VERSION_REASON
                                  : "XML declaration not well-formed");
             return NULL;
         }

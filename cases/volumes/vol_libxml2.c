@@ -12,16 +12,20 @@
  * so that the two never decode differently:
  *  - a NUL character (a zero byte in UTF-8, a zero code unit in UTF-16) is rejected: libxml2
  *    takes it for the end of the input and would ignore whatever follows;
- *  - names follow XML 1.0 before the fifth edition (XML_PARSE_OLD10), as expat's do;
+ *  - names follow XML 1.0 before the fifth edition (XML_PARSE_OLD10), as expat's do; the option
+ *    is turned on by the SAX startDocument handler, after the XML declaration: with it libxml2
+ *    2.9.14 refuses every version but "1.0", without it it warns on "1.x" and reads it as 1.0,
+ *    as XML 1.0 Fifth Edition section 2.8 says (and then the version must pass
+ *    hb_vol_version_ok: libxml2 takes "1." too);
  *  - a declared encoding expat does not know (it knows UTF-8, UTF-16, UTF-16BE, UTF-16LE,
  *    ISO-8859-1 and US-ASCII) is rejected: libxml2 would convert any iconv encoding;
- *  - a version other than 1.0 is rejected (as the expat strategies do);
  *  - xmlCtxtReadMemory takes an int length: a document over INT_MAX bytes is refused with
  *    HB_ELIMIT rather than cut to its int-truncated length.
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
 
+#include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
@@ -32,7 +36,6 @@
 #include <strings.h>
 
 #define DOCTYPE_REASON "a document type declaration (DOCTYPE) is not allowed"
-#define VERSION_REASON "an XML version other than 1.0"
 #define NUL_REASON "not well-formed (invalid token)" /* expat's words for a NUL */
 #define ENCODING_REASON "unknown encoding"           /* expat's words */
 
@@ -70,6 +73,15 @@ static void lx_internal_subset(void *ctx, const xmlChar *name, const xmlChar *ex
     xmlParserCtxtPtr c = ctx;
     *(int *)c->_private = 1;
     xmlStopParser(c);
+}
+
+/* startDocument: libxml2 has read the XML declaration (its version check done without
+ * XML_PARSE_OLD10, see the head comment); names from here on follow the fourth edition. */
+static void lx_start_document(void *ctx)
+{
+    xmlParserCtxtPtr c = ctx;
+    c->options |= XML_PARSE_OLD10;
+    xmlSAX2StartDocument(ctx);
 }
 
 /* The offset of the first NUL character in doc, or len: a zero code unit at an even offset when
@@ -198,9 +210,9 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
     xmlSetGenericErrorFunc(NULL, lx_silent);
     c->_private = &doctype;
     c->sax->internalSubset = lx_internal_subset;
+    c->sax->startDocument = lx_start_document; /* turns XML_PARSE_OLD10 on */
     d = xmlCtxtReadMemory(c, (const char *)doc, (int)len, NULL, NULL,
-                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                              XML_PARSE_OLD10);
+                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (doctype) {
         rc = hb_vol_fail(err, HB_EPARSE, DOCTYPE_REASON);
         err->line = (uint64_t)(c->input ? c->input->line : 0);
@@ -214,7 +226,7 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
                  e->code == XML_ERR_TAG_NOT_FINISHED || e->code == XML_ERR_LTSLASH_REQUIRED)
             rc = HB_ETRUNC;
         if (e->code == XML_ERR_UNKNOWN_VERSION) {
-            err->reason = VERSION_REASON; /* the expat strategies' words */
+            err->reason = HB_VOL_VERSION_REASON; /* the expat strategies' words */
         } else if (e->code == XML_ERR_UNSUPPORTED_ENCODING || e->code == XML_ERR_UNKNOWN_ENCODING) {
             err->reason = ENCODING_REASON;
         } else if (e->message) {
@@ -230,8 +242,9 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
         rc = hb_vol_fail(err, HB_EPARSE, ENCODING_REASON);
         err->line = 1;
         err->column = 1;
-    } else if (d->version && strcmp((const char *)d->version, "1.0") != 0) {
-        rc = hb_vol_fail(err, HB_EPARSE, VERSION_REASON);
+    } else if (d->version &&
+               !hb_vol_version_ok((const char *)d->version, strlen((const char *)d->version))) {
+        rc = hb_vol_fail(err, HB_EPARSE, HB_VOL_VERSION_REASON);
         err->line = 1;
         err->column = 1;
     }

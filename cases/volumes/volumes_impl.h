@@ -140,6 +140,12 @@ int hb_vol_fail(hb_vol_error *err, int code, const char *reason);
 /* Line and column (from 1) of byte offset off of doc, counting LF, CR LF and CR as line ends as
  * XML does; the column counts UTF-8 characters (bytes other than 10xxxxxx), as expat does. */
 void hb_vol_position(const uint8_t *doc, size_t off, uint64_t *line, uint64_t *column);
+/* 1 when the n bytes at v are a version number an XML 1.0 processor reads, else 0: XML 1.0 Fifth
+ * Edition, section 2.8: VersionNum ::= '1.' [0-9]+, and a 1.x document other than 1.0 is
+ * processed as a 1.0 document. */
+int hb_vol_version_ok(const char *v, size_t n);
+/* The reason every strategy gives for a version hb_vol_version_ok refuses. */
+#define HB_VOL_VERSION_REASON "an XML version other than 1.x (XML 1.0 section 2.8: '1.' and digits)"
 
 /* ---- the strategies (vol_memchr.c, vol_expat.c, vol_libxml2.c, vol_fast.c) ------------------- */
 
