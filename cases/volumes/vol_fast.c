@@ -15,10 +15,12 @@
  * without "--", PIs not named xml, XML 1.0 characters in valid UTF-8 everywhere, one root element
  * with only whitespace, comments and PIs around it. Supported subset (anything else is an error,
  * never a wrong answer): UTF-8 documents (an encoding declaration other than UTF-8 is refused, so
- * is a document starting as UTF-16 does), ASCII names, at most 64 attributes per element. The
- * version must be "1." and digits, read as 1.0 (XML 1.0 Fifth Edition section 2.8,
- * hb_vol_version_ok), as in every strategy. Columns in errors count characters, as expat's do
- * (hb_vol_position).
+ * is a document starting with a UTF-16 byte order mark), ASCII names, at most 64 attributes per
+ * element. A document whose first two bytes hold a 0x00 byte without a byte order mark is
+ * rejected as every strategy rejects it (hb_vol_u16_check: UTF-16 must begin with the mark, XML 1.0
+ * section 4.3.3), not refused as unsupported. The version must be "1." and digits, read as 1.0
+ * (XML 1.0 Fifth Edition section 2.8, hb_vol_version_ok), as in every strategy. Columns in
+ * errors count characters, as expat's do (hb_vol_position).
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
@@ -790,8 +792,15 @@ static const uint8_t *fx_misc(fx *x, const uint8_t *p, int after_root)
 static int fx_run(fx *x)
 {
     const uint8_t *p = x->doc, *end = x->end;
-    if (end - p >= 2 && ((p[0] == 0xfe && p[1] == 0xff) || (p[0] == 0xff && p[1] == 0xfe) ||
-                         (p[0] == 0 && p[1] == '<') || (p[0] == '<' && p[1] == 0)))
+    int u16 = hb_vol_u16_sniff(p, (size_t)(end - p));
+    if (u16 == HB_VOL_U16_NO_BOM) {
+        hb_vol_u16 u; /* the finding every strategy reports: no byte order mark */
+        size_t bad;
+        hb_vol_u16_init(&u);
+        x->rc = hb_vol_u16_check(&u, p, 2, 0, x->err, &bad);
+        return x->rc;
+    }
+    if (u16 != HB_VOL_U16_NO)
         return fx_fail(x, p, HB_EPARSE, "unsupported: a UTF-16 document");
     if (end - p >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
         p += 3;

@@ -2,8 +2,8 @@
  * name, description, decode function, output, streaming), hb_vol_find and hb_volumes_decode, the
  * entry point that checks the arguments and runs a strategy, with the two error helpers every
  * strategy shares (hb_vol_fail, hb_vol_position) and the version rule (hb_vol_version_ok). The
- * strategies, the memory, the builder, the canonical form and the compare live in vol_*.c (see
- * hb_volumes.h and volumes_impl.h).
+ * strategies, the memory, the builder, the canonical form, the compare and the UTF-16 check live
+ * in vol_*.c (see hb_volumes.h and volumes_impl.h).
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
