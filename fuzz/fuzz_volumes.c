@@ -9,10 +9,13 @@
  *                                               hb_vol_strategy.streaming is 0);
  * must each reject what the reference rejects, and accept what it accepts with the same volumes
  * (hb_volumes_compare: every member, order, parsed instants, requestId, nextToken), except where
- * a strategy's header comment documents an exclusion: see excluded() below, each with the line it
- * relies on. A rejection must carry a reason that is one line of text. memchr-scan's count of '<'
- * bytes is checked against a plain loop; expat-count runs for memory safety only (it checks
- * well-formedness, not the typed contract, so it may accept what the reference rejects).
+ * hb_volumes.h documents an exclusion ("Exclusions" there): see excluded() below, each test next
+ * to the header line it relies on. The UTF-16 rules (hb_volumes.h: a byte order mark, no unpaired
+ * surrogate, whole code units; fuzz/regressions/volumes/utf16*) and versions 1.x hold for every
+ * strategy alike: no exclusion. A rejection must carry a reason that is one line of text.
+ * memchr-scan's count of '<' bytes is checked against a plain loop; expat-count runs for memory
+ * safety only (it checks well-formedness, not the typed contract, so it may accept what the
+ * reference rejects).
  * Error positions (line, column) are not compared: hb_vol_error gives them "as near to the
  * offending token as the strategy can tell".
  */
@@ -23,27 +26,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A rejection by s of a document the reference accepts that a header comment allows. */
+/* A rejection by s of a document the reference accepts that the contract allows: each is one of
+ * the "Exclusions" of hb_volumes.h, quoted next to its test. */
 static int excluded(const hb_vol_strategy *s, int rc, const hb_vol_error *err)
 {
     const char *why = err->reason ? err->reason : "";
-    /* vol_fast.c, head comment: "Supported subset (anything else is an error, never a wrong
-     * answer): UTF-8 documents (an encoding declaration other than UTF-8 is refused, so is a
-     * document starting as UTF-16 does), ASCII names, at most 64 attributes per element." Its
-     * refusals of the subset all read "unsupported: ..." (as tests/test_volumes.c's mutation test
-     * also allows). */
-    if (strcmp(s->name, "fast") == 0 && strncmp(why, "unsupported", 11) == 0)
+    /* hb_volumes.h, Exclusions: "fast refuses what lies outside its subset with a reason starting
+     * 'unsupported: '" (a UTF-16 byte order mark, an encoding other than UTF-8, a non-ASCII name,
+     * more than 64 attributes; tests/test_volumes.c's mutation test allows the same). */
+    if (strcmp(s->name, "fast") == 0 && strncmp(why, "unsupported: ", 13) == 0)
         return 1;
-    /* vol_libxml2.c, head comment: "libxml2's own limits (depth 256 without XML_PARSE_HUGE,
-     * entity amplification checks) stay on". */
+    /* hb_volumes.h, Exclusions: "libxml2-dom refuses elements nested deeper than 256 ('Excessive
+     * depth')". */
     if (strcmp(s->name, "libxml2-dom") == 0 && strstr(why, "Excessive depth") != NULL)
         return 1;
-    /* vol_expat.c, VT_MAX_DEPTH 4096: "expat-tree maps and frees its tree recursively: a bounded
-     * depth", refused with HB_ELIMIT (needs a document of more than 12 KB). */
+    /* hb_volumes.h, Exclusions: "expat-tree refuses elements nested deeper than 4096 with
+     * HB_ELIMIT" (needs a document of more than 12 KB). */
     if (strcmp(s->name, "expat-tree") == 0 && rc == HB_ELIMIT)
         return 1;
-    /* hb_volumes.h: "libxml2-dom refuses one over INT_MAX bytes with HB_ELIMIT" (not reached at
-     * the sizes fuzzed, named for completeness). */
+    /* hb_volumes.h, Exclusions: "libxml2-dom refuses one over INT_MAX bytes with HB_ELIMIT" (not
+     * reached at the sizes fuzzed, named for completeness). */
     if (strcmp(s->name, "libxml2-dom") == 0 && rc == HB_ELIMIT)
         return 1;
     return 0;

@@ -25,15 +25,46 @@
  *    parser (cases/rfc3339, hb_rfc3339_parse: RFC 3339 date-time as a Spanner TIMESTAMP holds it,
  *    e.g. "2012-10-16T20:00:16.000Z"); the text is kept as sent too. A value it rejects (an empty
  *    one too) is an error naming the member.
- *  - the document must be well-formed XML 1.0 and complete; a document type declaration
- *    (DOCTYPE) is rejected, so only the five predefined entities exist; expat's protection
- *    against entity amplification stays on (expat 2.5 default). An XML declaration with a
- *    version other than "1.0" (e.g. 1.1) is rejected by every strategy, although expat alone would
- *    read it by 1.0 rules. Encodings are expat's: UTF-8, UTF-16 (BE, LE), ISO-8859-1 and US-ASCII;
- *    any other declared encoding is rejected (libxml2-dom refuses what its iconv would take).
+ *  - the document must be well-formed XML 1.0 (Fifth Edition) and complete; a document type
+ *    declaration (DOCTYPE) is rejected, so only the five predefined entities exist; expat's
+ *    protection against entity amplification stays on (expat 2.5 default).
+ *  - the XML declaration's version is "1." and one or more digits, and a document of any such
+ *    version is read as XML 1.0 (XML 1.0 Fifth Edition section 2.8: VersionNum ::= '1.' [0-9]+;
+ *    "When an XML 1.0 processor encounters a document that specifies a 1.x version number other
+ *    than '1.0', it will process it as a 1.0 document"): "1.1" is accepted, "2.0" and "1." are
+ *    rejected, by every strategy.
+ *  - encodings are expat's: UTF-8, UTF-16 (BE, LE), ISO-8859-1 and US-ASCII; any other declared
+ *    encoding is rejected (libxml2-dom refuses what its iconv would take), and so is a declared
+ *    encoding the document is not in (section 4.3.3; e.g. UTF-8 or UTF-16BE after FF FE).
  *    Names follow XML 1.0 fourth edition rules, as expat's do (libxml2 with XML_PARSE_OLD10).
+ *  - UTF-16 (XML 1.0 Fifth Edition; checked by every strategy before or, fed in pieces, as its
+ *    parser reads, across piece boundaries): a UTF-16 document begins with the byte order mark FF
+ *    FE or FE FF (section 4.3.3: "Entities encoded in UTF-16 MUST begin with the Byte Order
+ *    Mark"). Appendix F's autodetection reads a start of 3C 00 3F 00 or 00 3C 00 3F without the
+ *    mark as 16-bit code units whose encoding the declaration names; the contract applies 4.3.3 to
+ *    it: a document whose first two bytes hold a 0x00 byte and are not a byte order mark is
+ *    UTF-16 without its mark and is rejected at line 1, column 1, whatever it declares (an
+ *    encoding="UTF-16" declaration does not stand in for the mark; libxml2 2.9.14 would take it,
+ *    and expat 2.5 any 00 xx / xx 00 start). No 8-bit document starts so (U+0000 is not a Char).
+ *    After the mark: a high surrogate (D800-DBFF) must be followed by a low one (DC00-DFFF) and
+ *    a low one must follow a high one (section 2.2: surrogates are not characters; the pair is
+ *    one character), and the document is a whole number of code units. A finding is HB_EPARSE
+ *    (HB_ETRUNC when the document ends inside a code unit or a pair) at the line and column of
+ *    the offending code unit, its byte offset in the reason. "fast" refuses UTF-16 as
+ *    "unsupported: ..." (vol_fast.c); it rejects a document without the mark as the others do.
  *  - documents of any size_t length are read whole (the expat strategies feed XML_Parse pieces
  *    of at most 64 MiB); libxml2-dom refuses one over INT_MAX bytes with HB_ELIMIT.
+ *
+ * Exclusions: where a strategy may refuse a document the reference (expat-typed) accepts. Each is
+ * a refusal, never a different answer; fuzz/fuzz_volumes.c (excluded()) quotes these lines.
+ *  - fast: "fast refuses what lies outside its subset with a reason starting 'unsupported: '": a
+ *    UTF-16 byte order mark or an encoding other than UTF-8 declared, a non-ASCII name, more than
+ *    64 attributes on an element (vol_fast.c, head comment).
+ *  - libxml2-dom: "libxml2-dom refuses elements nested deeper than 256 ('Excessive depth')":
+ *    libxml2's own limit without XML_PARSE_HUGE, kept on (vol_libxml2.c, head comment).
+ *  - expat-tree: "expat-tree refuses elements nested deeper than 4096 with HB_ELIMIT": it maps and
+ *    frees its tree recursively (VT_MAX_DEPTH, vol_expat.c).
+ *  - libxml2-dom: "libxml2-dom refuses one over INT_MAX bytes with HB_ELIMIT" (above).
  *
  * The model is a struct per volume, attachment and tag reached through arrays of pointers, as an
  * SDK's objects are: expat-typed allocates each struct and each string on its own, the arena

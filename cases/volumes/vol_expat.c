@@ -6,8 +6,16 @@
  * with the strategy's (hb_vm_hook_*), and with a start-DOCTYPE handler that stops the parser: a
  * DOCTYPE is rejected before any declaration in it is read. Entity amplification protection is
  * left at expat's defaults (on in expat 2.4 and later). Namespace processing is off: names arrive
- * qualified and the builder matches their local part. An XML declaration whose version is not
- * "1.0" is rejected (expat would read a 1.1 document by 1.0 rules; the contract is XML 1.0).
+ * qualified and the builder matches their local part. An XML declaration's version must be "1."
+ * and digits, read as 1.0 (XML 1.0 Fifth Edition section 2.8, hb_vol_version_ok): expat 2.5 takes
+ * any version made of name characters ("2.0", "abc"), and reads it by 1.0 rules.
+ * expat 2.5 reads UTF-16 without a byte order mark, and takes a high surrogate with whatever code
+ * unit follows it (an ordinary character, another high surrogate, U+0000) for a pair, inventing a
+ * code point (a lone low surrogate it rejects, as "invalid token"): every piece goes through
+ * hb_vol_u16_check (vol_utf16.c) before XML_Parse sees it, across piece boundaries, so each of
+ * these is rejected with what and where. At its first finding the bytes before the offending code
+ * unit are fed to expat, so an earlier error of expat's is the one reported (the first error in
+ * document order, fed whole or in pieces).
  * XML_Parse takes an int length: a document is fed in pieces of at most 64 MiB, so one over
  * 2 GiB is read whole, never cut to its int-truncated length.
  */
@@ -19,7 +27,6 @@
 #include <string.h>
 
 #define DOCTYPE_REASON "a document type declaration (DOCTYPE) is not allowed"
-#define VERSION_REASON "an XML version other than 1.0"
 #define VX_MAX_FEED ((size_t)64 << 20) /* XML_Parse takes an int length: bigger feeds are split */
 #define VT_MAX_DEPTH 4096 /* expat-tree maps and frees its tree recursively: a bounded depth */
 
@@ -54,8 +61,8 @@ static void XMLCALL vx_xml_decl(void *ud, const XML_Char *version, const XML_Cha
     (void)encoding;
     (void)standalone;
     vx *x = ud;
-    if (version && strcmp(version, "1.0") != 0) {
-        x->rc = hb_vol_fail(x->err, HB_EPARSE, VERSION_REASON);
+    if (version && !hb_vol_version_ok(version, strlen(version))) {
+        x->rc = hb_vol_fail(x->err, HB_EPARSE, HB_VOL_VERSION_REASON);
         XML_StopParser(x->p, XML_FALSE);
     }
 }
@@ -85,25 +92,43 @@ static void vx_stop(vx *x, int rc)
 }
 
 /* Feeds the document whole (piece == 0) or in pieces; fills *err on failure. A whole document
- * over VX_MAX_FEED bytes is fed in VX_MAX_FEED pieces, the last one final. */
+ * over VX_MAX_FEED bytes is fed in VX_MAX_FEED pieces, the last one final. Each piece is checked
+ * by hb_vol_u16_check first (one comparison once a document is known not to be UTF-16); at its
+ * finding expat gets the bytes before the offending code unit, and the finding is reported unless
+ * expat stops on an earlier error. */
 static int vx_run(vx *x, const uint8_t *doc, size_t len, size_t piece)
 {
     enum XML_Status st = XML_STATUS_OK;
-    int pieces = piece != 0 && piece < len;
-    size_t step = pieces ? piece : len, off = 0;
+    int pieces = piece != 0 && piece < len, urc = HB_OK;
+    size_t step = pieces ? piece : len, off = 0, bad = 0;
+    hb_vol_u16 u;
+    hb_vol_error ue;
+    hb_vol_u16_init(&u);
     if (step > VX_MAX_FEED)
         step = VX_MAX_FEED;
     do {
         size_t n = len - off < step ? len - off : step;
         int last = !pieces && off + n == len;
+        if (u.kind != HB_VOL_U16_NO &&
+            (urc = hb_vol_u16_check(&u, doc + off, n, last, &ue, &bad)) != HB_OK) {
+            n = bad; /* the well-formed bytes before the finding */
+            last = 0;
+        }
         st = XML_Parse(x->p, (const char *)doc + off, (int)n, last ? XML_TRUE : XML_FALSE);
         off += n;
-    } while (st == XML_STATUS_OK && off < len);
-    if (st == XML_STATUS_OK && pieces)
+    } while (st == XML_STATUS_OK && urc == HB_OK && off < len);
+    if (st == XML_STATUS_OK && urc == HB_OK && pieces && u.kind != HB_VOL_U16_NO)
+        urc = hb_vol_u16_check(&u, doc + len, 0, 1, &ue, &bad);
+    if (st == XML_STATUS_OK && urc == HB_OK && pieces)
         st = XML_Parse(x->p, "", 0, XML_TRUE);
-    if (st == XML_STATUS_OK && x->rc == HB_OK)
+    if (st == XML_STATUS_OK && x->rc == HB_OK && urc == HB_OK)
         return HB_OK;
     hb_vol_error *e = x->err;
+    if (st == XML_STATUS_OK && x->rc == HB_OK) {
+        *e = ue; /* the UTF-16 finding: expat found nothing before it */
+        e->reason = e->msg;
+        return urc;
+    }
     e->line = XML_GetCurrentLineNumber(x->p);
     e->column = XML_GetCurrentColumnNumber(x->p) + 1;
     if (x->rc != HB_OK)

@@ -15,8 +15,11 @@
  * without "--", PIs not named xml, XML 1.0 characters in valid UTF-8 everywhere, one root element
  * with only whitespace, comments and PIs around it. Supported subset (anything else is an error,
  * never a wrong answer): UTF-8 documents (an encoding declaration other than UTF-8 is refused, so
- * is a document starting as UTF-16 does), ASCII names, at most 64 attributes per element. A
- * version other than 1.0 is rejected, as by every strategy (the contract is XML 1.0). Columns in
+ * is a document starting with a UTF-16 byte order mark), ASCII names, at most 64 attributes per
+ * element. A document whose first two bytes hold a 0x00 byte without a byte order mark is
+ * rejected as every strategy rejects it (hb_vol_u16_check: UTF-16 must begin with the mark, XML 1.0
+ * section 4.3.3), not refused as unsupported. The version must be "1." and digits, read as 1.0
+ * (XML 1.0 Fifth Edition section 2.8, hb_vol_version_ok), as in every strategy. Columns in
  * errors count characters, as expat's do (hb_vol_position).
  */
 #include "hb_volumes.h"
@@ -715,7 +718,7 @@ static const uint8_t *fx_xml_decl(fx *x, const uint8_t *p)
         size_t vl = (size_t)(ve - v);
         int ok;
         if (which == 0)
-            ok = vl == 3 && memcmp(v, "1.0", 3) == 0;
+            ok = hb_vol_version_ok((const char *)v, vl);
         else if (which == 1)
             ok = vl == 5 && (v[0] | 0x20) == 'u' && (v[1] | 0x20) == 't' && (v[2] | 0x20) == 'f' &&
                  v[3] == '-' && v[4] == '8';
@@ -724,7 +727,7 @@ static const uint8_t *fx_xml_decl(fx *x, const uint8_t *p)
         if (!ok) {
             fx_fail(x, v, HB_EPARSE,
                     which == 1   ? "unsupported: an encoding other than UTF-8"
-                    : which == 0 ? "an XML version other than 1.0"
+                    : which == 0 ? HB_VOL_VERSION_REASON
                                  : "XML declaration not well-formed");
             return NULL;
         }
@@ -789,8 +792,15 @@ static const uint8_t *fx_misc(fx *x, const uint8_t *p, int after_root)
 static int fx_run(fx *x)
 {
     const uint8_t *p = x->doc, *end = x->end;
-    if (end - p >= 2 && ((p[0] == 0xfe && p[1] == 0xff) || (p[0] == 0xff && p[1] == 0xfe) ||
-                         (p[0] == 0 && p[1] == '<') || (p[0] == '<' && p[1] == 0)))
+    int u16 = hb_vol_u16_sniff(p, (size_t)(end - p));
+    if (u16 == HB_VOL_U16_NO_BOM) {
+        hb_vol_u16 u; /* the finding every strategy reports: no byte order mark */
+        size_t bad;
+        hb_vol_u16_init(&u);
+        x->rc = hb_vol_u16_check(&u, p, 2, 0, x->err, &bad);
+        return x->rc;
+    }
+    if (u16 != HB_VOL_U16_NO)
         return fx_fail(x, p, HB_EPARSE, "unsupported: a UTF-16 document");
     if (end - p >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
         p += 3;

@@ -12,16 +12,29 @@
  * so that the two never decode differently:
  *  - a NUL character (a zero byte in UTF-8, a zero code unit in UTF-16) is rejected: libxml2
  *    takes it for the end of the input and would ignore whatever follows;
- *  - names follow XML 1.0 before the fifth edition (XML_PARSE_OLD10), as expat's do;
+ *  - names follow XML 1.0 before the fifth edition (XML_PARSE_OLD10), as expat's do; the option
+ *    is turned on by the SAX startDocument handler, after the XML declaration: with it libxml2
+ *    2.9.14 refuses every version but "1.0", without it it warns on "1.x" and reads it as 1.0,
+ *    as XML 1.0 Fifth Edition section 2.8 says (and then the version must pass
+ *    hb_vol_version_ok: libxml2 takes "1." too);
  *  - a declared encoding expat does not know (it knows UTF-8, UTF-16, UTF-16BE, UTF-16LE,
- *    ISO-8859-1 and US-ASCII) is rejected: libxml2 would convert any iconv encoding;
- *  - a version other than 1.0 is rejected (as the expat strategies do);
+ *    ISO-8859-1 and US-ASCII) is rejected: libxml2 would convert any iconv encoding; so is a
+ *    declared encoding the document is not in (XML 1.0 section 4.3.3: "a fatal error for an
+ *    entity including an encoding declaration to be presented to the XML processor in an
+ *    encoding other than that named in the declaration"): a UTF-16 name in a document without a
+ *    byte order mark, or with one, any name but UTF-16 and UTF-16LE/BE of its byte order
+ *    (libxml2 takes UTF-8 after FF FE);
+ *  - the UTF-16 rules of hb_vol_u16_check (vol_utf16.c) are checked before libxml2 sees the
+ *    document: a byte order mark where the first bytes hold a 0x00 byte, no unpaired surrogate,
+ *    whole code units (libxml2 takes an odd trailing byte, and UTF-16 with a declaration and no
+ *    byte order mark);
  *  - xmlCtxtReadMemory takes an int length: a document over INT_MAX bytes is refused with
  *    HB_ELIMIT rather than cut to its int-truncated length.
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
 
+#include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
@@ -32,9 +45,9 @@
 #include <strings.h>
 
 #define DOCTYPE_REASON "a document type declaration (DOCTYPE) is not allowed"
-#define VERSION_REASON "an XML version other than 1.0"
 #define NUL_REASON "not well-formed (invalid token)" /* expat's words for a NUL */
 #define ENCODING_REASON "unknown encoding"           /* expat's words */
+#define WRONG_ENCODING_REASON "encoding specified in XML declaration is incorrect" /* expat's */
 
 static pthread_once_t lx_once = PTHREAD_ONCE_INIT;
 
@@ -72,15 +85,25 @@ static void lx_internal_subset(void *ctx, const xmlChar *name, const xmlChar *ex
     xmlStopParser(c);
 }
 
-/* The offset of the first NUL character in doc, or len: a zero code unit at an even offset when
- * the document starts as UTF-16 does (a byte order mark, or '<' as a 16-bit unit, which is how
- * expat detects it), else a zero byte. */
-static int lx_utf16(const uint8_t *doc, size_t len)
+/* startDocument: libxml2 has read the XML declaration (its version check done without
+ * XML_PARSE_OLD10, see the head comment); names from here on follow the fourth edition. */
+static void lx_start_document(void *ctx)
 {
-    return len >= 2 && ((doc[0] == 0xfe && doc[1] == 0xff) || (doc[0] == 0xff && doc[1] == 0xfe) ||
-                        (doc[0] == 0 && doc[1] == '<') || (doc[0] == '<' && doc[1] == 0));
+    xmlParserCtxtPtr c = ctx;
+    c->options |= XML_PARSE_OLD10;
+    xmlSAX2StartDocument(ctx);
 }
 
+/* 1 when the document starts with a UTF-16 byte order mark (hb_vol_u16_check has rejected UTF-16
+ * without one before this is asked). */
+static int lx_utf16(const uint8_t *doc, size_t len)
+{
+    int k = hb_vol_u16_sniff(doc, len);
+    return k == HB_VOL_U16_LE || k == HB_VOL_U16_BE;
+}
+
+/* The offset of the first NUL character in doc, or len: a zero code unit at an even offset in
+ * UTF-16, else a zero byte. */
 static size_t lx_find_nul(const uint8_t *doc, size_t len)
 {
     if (!lx_utf16(doc, len)) {
@@ -138,6 +161,47 @@ static int lx_known_encoding(const char *name)
     return 0;
 }
 
+/* 1 when the declared encoding name (NULL: none) fits a document of hb_vol_u16_kind kind, as expat
+ * decides (xmltok.c, XmlParseXmlDecl and the 16-bit check of processXmlDecl): a UTF-16 name only
+ * in UTF-16, and after a byte order mark UTF-16 or the name of its byte order only. */
+static int lx_encoding_fits(const char *name, int kind)
+{
+    if (!name)
+        return 1;
+    int u16 = strcasecmp(name, "UTF-16") == 0, le = strcasecmp(name, "UTF-16LE") == 0,
+        be = strcasecmp(name, "UTF-16BE") == 0;
+    if (kind == HB_VOL_U16_LE)
+        return u16 || le;
+    if (kind == HB_VOL_U16_BE)
+        return u16 || be;
+    return !u16 && !le && !be;
+}
+
+/* What is checked before libxml2 sees the document (see the head comment): its size, the UTF-16
+ * rules, NUL characters. Returns HB_OK or the error, *err filled. */
+static int lx_precheck(const uint8_t *doc, size_t len, hb_vol_error *err)
+{
+    if (len > INT_MAX)
+        return hb_vol_fail(err, HB_ELIMIT, "libxml2-dom reads documents of at most 2^31 - 1 bytes");
+    hb_vol_u16 u;
+    size_t bad;
+    hb_vol_u16_init(&u);
+    int rc = hb_vol_u16_check(&u, doc, len, 1, err, &bad);
+    if (rc != HB_OK)
+        return rc;
+    size_t nul = lx_find_nul(doc, len);
+    if (nul < len) {
+        if (lx_utf16(doc, len)) {
+            err->line = 0; /* characters, not bytes: not worth counting here */
+            err->column = 0;
+        } else {
+            hb_vol_position(doc, nul, &err->line, &err->column);
+        }
+        return hb_vol_fail(err, HB_EPARSE, NUL_REASON);
+    }
+    return HB_OK;
+}
+
 /* The DOM as builder events, depth first. */
 static int lx_map(vb *b, xmlNodePtr n, hb_vol_error *err)
 {
@@ -171,21 +235,11 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
                        hb_vol_error *err)
 {
     (void)piece;
-    if (len > INT_MAX)
-        return hb_vol_fail(err, HB_ELIMIT, "libxml2-dom reads documents of at most 2^31 - 1 bytes");
-    size_t nul = lx_find_nul(doc, len);
-    if (nul < len) {
-        if (lx_utf16(doc, len)) {
-            err->line = 0; /* characters, not bytes: not worth counting here */
-            err->column = 0;
-        } else {
-            hb_vol_position(doc, nul, &err->line, &err->column);
-        }
-        return hb_vol_fail(err, HB_EPARSE, NUL_REASON);
-    }
+    int rc = lx_precheck(doc, len, err), doctype = 0;
+    if (rc != HB_OK)
+        return rc;
     pthread_once(&lx_once, lx_init);
     hb_volumes *prev = hb_vm_bind(out);
-    int rc = HB_OK, doctype = 0;
     xmlDocPtr d = NULL;
     const xmlChar *enc;
     xmlParserCtxtPtr c = xmlNewParserCtxt();
@@ -198,9 +252,9 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
     xmlSetGenericErrorFunc(NULL, lx_silent);
     c->_private = &doctype;
     c->sax->internalSubset = lx_internal_subset;
+    c->sax->startDocument = lx_start_document; /* turns XML_PARSE_OLD10 on */
     d = xmlCtxtReadMemory(c, (const char *)doc, (int)len, NULL, NULL,
-                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                              XML_PARSE_OLD10);
+                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (doctype) {
         rc = hb_vol_fail(err, HB_EPARSE, DOCTYPE_REASON);
         err->line = (uint64_t)(c->input ? c->input->line : 0);
@@ -214,7 +268,7 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
                  e->code == XML_ERR_TAG_NOT_FINISHED || e->code == XML_ERR_LTSLASH_REQUIRED)
             rc = HB_ETRUNC;
         if (e->code == XML_ERR_UNKNOWN_VERSION) {
-            err->reason = VERSION_REASON; /* the expat strategies' words */
+            err->reason = HB_VOL_VERSION_REASON; /* the expat strategies' words */
         } else if (e->code == XML_ERR_UNSUPPORTED_ENCODING || e->code == XML_ERR_UNKNOWN_ENCODING) {
             err->reason = ENCODING_REASON;
         } else if (e->message) {
@@ -230,8 +284,13 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
         rc = hb_vol_fail(err, HB_EPARSE, ENCODING_REASON);
         err->line = 1;
         err->column = 1;
-    } else if (d->version && strcmp((const char *)d->version, "1.0") != 0) {
-        rc = hb_vol_fail(err, HB_EPARSE, VERSION_REASON);
+    } else if (!lx_encoding_fits((const char *)d->encoding, hb_vol_u16_sniff(doc, len))) {
+        rc = hb_vol_fail(err, HB_EPARSE, WRONG_ENCODING_REASON);
+        err->line = 1;
+        err->column = 1;
+    } else if (d->version &&
+               !hb_vol_version_ok((const char *)d->version, strlen((const char *)d->version))) {
+        rc = hb_vol_fail(err, HB_EPARSE, HB_VOL_VERSION_REASON);
         err->line = 1;
         err->column = 1;
     }

@@ -1,8 +1,9 @@
 /* volumes.c - the registry of the DescribeVolumes strategies (hb_vol_strategies: one row each,
  * name, description, decode function, output, streaming), hb_vol_find and hb_volumes_decode, the
  * entry point that checks the arguments and runs a strategy, with the two error helpers every
- * strategy shares (hb_vol_fail, hb_vol_position). The strategies, the memory, the builder, the
- * canonical form and the compare live in vol_*.c (see hb_volumes.h and volumes_impl.h).
+ * strategy shares (hb_vol_fail, hb_vol_position) and the version rule (hb_vol_version_ok). The
+ * strategies, the memory, the builder, the canonical form, the compare and the UTF-16 check live
+ * in vol_*.c (see hb_volumes.h and volumes_impl.h).
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
@@ -68,4 +69,14 @@ void hb_vol_position(const uint8_t *doc, size_t off, uint64_t *line, uint64_t *c
     }
     *line = l;
     *column = col;
+}
+
+int hb_vol_version_ok(const char *v, size_t n)
+{
+    if (n < 3 || v[0] != '1' || v[1] != '.')
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (v[i] < '0' || v[i] > '9')
+            return 0;
+    return 1;
 }

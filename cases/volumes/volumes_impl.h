@@ -140,6 +140,68 @@ int hb_vol_fail(hb_vol_error *err, int code, const char *reason);
 /* Line and column (from 1) of byte offset off of doc, counting LF, CR LF and CR as line ends as
  * XML does; the column counts UTF-8 characters (bytes other than 10xxxxxx), as expat does. */
 void hb_vol_position(const uint8_t *doc, size_t off, uint64_t *line, uint64_t *column);
+/* 1 when the n bytes at v are a version number an XML 1.0 processor reads, else 0: XML 1.0 Fifth
+ * Edition, section 2.8: VersionNum ::= '1.' [0-9]+, and a 1.x document other than 1.0 is
+ * processed as a 1.0 document. */
+int hb_vol_version_ok(const char *v, size_t n);
+/* The reason every strategy gives for a version hb_vol_version_ok refuses. */
+#define HB_VOL_VERSION_REASON "an XML version other than 1.x (XML 1.0 section 2.8: '1.' and digits)"
+
+/* ---- the UTF-16 check (vol_utf16.c) ---------------------------------------------------------- */
+
+/* What the first two bytes of a document say about UTF-16 (XML 1.0 Fifth Edition, section 4.3.3
+ * and appendix F). */
+enum hb_vol_u16_kind {
+    HB_VOL_U16_UNSEEN = -1, /* hb_vol_u16: fewer than two bytes seen yet */
+    HB_VOL_U16_NO = 0,      /* not UTF-16 (UTF-8 or a declared 8-bit encoding), or under 2 bytes */
+    HB_VOL_U16_LE,          /* starts with the byte order mark FF FE */
+    HB_VOL_U16_BE,          /* starts with the byte order mark FE FF */
+    HB_VOL_U16_NO_BOM,      /* no byte order mark, a 0x00 among the first two bytes: rejected */
+};
+
+/* The hb_vol_u16_kind of the len bytes at doc (only the first two are read). */
+static inline int hb_vol_u16_sniff(const uint8_t *doc, size_t len)
+{
+    if (len < 2)
+        return HB_VOL_U16_NO;
+    if (doc[0] == 0xff && doc[1] == 0xfe)
+        return HB_VOL_U16_LE;
+    if (doc[0] == 0xfe && doc[1] == 0xff)
+        return HB_VOL_U16_BE;
+    return doc[0] == 0 || doc[1] == 0 ? HB_VOL_U16_NO_BOM : HB_VOL_U16_NO;
+}
+
+/* The UTF-16 check of one document fed in pieces (hb_vol_u16_init, then hb_vol_u16_check on each
+ * piece in order). Caller-owned state; no allocation. */
+typedef struct hb_vol_u16 {
+    int kind;         /* enum hb_vol_u16_kind */
+    uint8_t lead[2];  /* the first two bytes */
+    uint8_t held;     /* a code unit's first byte whose second is in the next piece */
+    uint8_t has_held; /* held is set */
+    uint8_t cr;       /* the last character was CR (an LF after it ends no other line) */
+    unsigned high;    /* a high surrogate waiting for its low half (0: none) */
+    uint64_t high_at, high_line, high_column; /* its byte offset and position */
+    uint64_t line, column; /* of the next character, from 1; columns count characters */
+    uint64_t seen;         /* bytes checked so far */
+} hb_vol_u16;
+
+void hb_vol_u16_init(hb_vol_u16 *u);
+
+/* Checks the next n bytes of the document (final: it ends after them; n may be 0) against the
+ * UTF-16 rules of XML 1.0 Fifth Edition: a document whose first two bytes hold a 0x00 byte must
+ * begin with a byte order mark (section 4.3.3, appendix F); after FF FE or FE FF every high
+ * surrogate is followed by a low one and every low one follows a high one (section 2.2: surrogates
+ * are not characters); the document is a whole number of code units. Anything else (UTF-8, 8-bit
+ * encodings, NUL or other non-characters, what the parser checks) passes: after the first two
+ * bytes a non-UTF-16 document costs one comparison per call.
+ * Returns HB_OK; HB_EPARSE (no byte order mark, an unpaired surrogate) or HB_ETRUNC (the document
+ * ends inside a code unit or a surrogate pair) with *e filled: reason in e->msg (what, the code
+ * unit, its byte offset, the section), line and column of the offending code unit as expat counts
+ * them (from 1, characters, the byte order mark one, CR LF one line end), and *bad the offset in
+ * p of its first byte (0 when it lies in an earlier piece): the bytes before it are well-formed
+ * UTF-16, for the caller to give its parser a chance to report an earlier error. */
+int hb_vol_u16_check(hb_vol_u16 *u, const uint8_t *p, size_t n, int final, hb_vol_error *e,
+                     size_t *bad);
 
 /* ---- the strategies (vol_memchr.c, vol_expat.c, vol_libxml2.c, vol_fast.c) ------------------- */
 
