@@ -411,6 +411,10 @@ out:
 /* ---- rfc3339 ----------------------------------------------------------------------------- */
 
 #ifdef HB_HAVE_RFC3339
+/* Bytes of a line kept by rfc3339 (hb_cli_lines): every valid line fits (35 bytes of timestamp,
+ * 20 of millisecond count), with room for a longer invalid one to be diagnosed whole. */
+#define LINE_KEEP 64
+
 static void rfc3339_usage(FILE *f)
 {
     fprintf(f, "usage: " PROG " rfc3339 [--strategy NAME] [FILE]\n"
@@ -424,12 +428,21 @@ static void rfc3339_usage(FILE *f)
                "no leap second, instants from 0001-01-01 to 9999-12-31 UTC. The newline ends a\n"
                "line, a CR just before it too (CRLF files); any other byte belongs to it.\n"
                "\n"
+               "The input is read in 64 KiB blocks and at most %d bytes of a line are kept: a\n"
+               "longer line is rejected as soon as its bytes pass that, its error printed at once,\n"
+               "and the rest of it skipped unread into memory (then the next line). No valid\n"
+               "timestamp is longer than %d bytes, so a text strategy gives the reference's\n"
+               "diagnosis of the first impossible byte, the same as for the whole line; a millis\n"
+               "strategy says the line is too long (a count in range has at most 15 digits and a\n"
+               "sign; millis-parse's leading zeros past %d bytes are not read).\n"
+               "\n"
                "options:\n"
                "  --strategy NAME   the parser (default scalar, the reference); the millis\n"
                "                    strategies read decimal Unix milliseconds instead\n"
                "  -h, --help        this text\n"
                "\n"
-               "strategies:\n");
+               "strategies:\n",
+            LINE_KEEP, HB_RFC3339_MAX_LEN, LINE_KEEP);
     for (size_t i = 0; i < hb_rfc3339_strategy_count; i++)
         if (hb_rfc3339_strategies[i].input != HB_RFC3339_IN_BINARY)
             fprintf(f, "  %-16s %s\n", hb_rfc3339_strategies[i].name,
@@ -438,6 +451,23 @@ static void rfc3339_usage(FILE *f)
                "exit status: 0 every line parsed; 1 a line failed, or an I/O error; 2 a usage\n"
                "error. A strategy other than the reference gives the reference's diagnosis\n"
                "of a line it rejects.\n");
+}
+
+/* Prints the error for a line longer than LINE_KEEP bytes, of which s holds the first LINE_KEEP,
+ * and flushes it out at once (the rest of the line may be endless). Returns 1. */
+static int rfc3339_long_line(const hb_rfc3339_strategy *st, const char *s)
+{
+    hb_rfc3339_time t;
+    hb_rfc3339_error e;
+    /* LINE_KEEP > HB_RFC3339_MAX_LEN: the reference rejects the kept bytes */
+    if (st->input == HB_RFC3339_IN_TEXT && hb_rfc3339_parse(s, LINE_KEEP, &t, &e) != HB_OK)
+        printf("error: %s at byte %zu\n", hb_rfc3339_rule_str(e.rule), e.pos);
+    else
+        printf("error: line longer than %d bytes, more than a millisecond count in range has, "
+               "at byte %d\n",
+               LINE_KEEP, LINE_KEEP);
+    fflush(stdout);
+    return 1;
 }
 
 /* Prints the result for one line; returns 0 if it parsed. */
@@ -461,6 +491,39 @@ static int rfc3339_line(const hb_rfc3339_strategy *st, const char *s, size_t len
     else
         printf("error: strategy %s rejects what the reference accepts at byte 0\n", st->name);
     return 1;
+}
+
+/* Parses the lines of file (NULL: standard input) with st; returns the exit status. */
+static int rfc3339_run(const hb_rfc3339_strategy *st, const char *file)
+{
+    int fd = file ? open(file, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+    if (fd < 0) {
+        fprintf(stderr, PROG ": rfc3339: cannot open %s: %s\n", file, strerror(errno));
+        return EXIT_INPUT;
+    }
+    hb_cli_lines lines;
+    const char *line;
+    size_t len;
+    int failed = 0, rc = hb_cli_lines_init(&lines, fd, LINE_KEEP);
+    while (rc == 0 && (rc = hb_cli_line_next(&lines, &line, &len)) > 0) {
+        failed |= rc == 2 ? rfc3339_long_line(st, line) : rfc3339_line(st, line, len);
+        rc = 0;
+    }
+    int read_errno = errno;
+    hb_cli_lines_free(&lines);
+    if (file)
+        close(fd);
+    if (rc < 0) {
+        fprintf(stderr, PROG ": rfc3339: reading %s: %s\n", file ? file : "standard input",
+                strerror(read_errno));
+        return EXIT_INPUT;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE)
+            fprintf(stderr, PROG ": rfc3339: writing standard output: %s\n", strerror(errno));
+        return EXIT_INPUT;
+    }
+    return failed ? EXIT_INPUT : 0;
 }
 
 static int cmd_rfc3339(int argc, char **argv)
@@ -512,40 +575,9 @@ static int cmd_rfc3339(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *file = optind < argc && strcmp(argv[optind], "-") != 0 ? argv[optind] : NULL;
-    FILE *in = file ? fopen(file, "rb") : stdin;
-    if (!in) {
-        fprintf(stderr, PROG ": rfc3339: cannot open %s: %s\n", file, strerror(errno));
-        return EXIT_INPUT;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int failed = 0;
-    while ((n = getline(&line, &cap, in)) > 0) {
-        size_t len = (size_t)n;
-        if (line[len - 1] == '\n') {
-            len--;
-            if (len > 0 && line[len - 1] == '\r') /* CRLF line ends: the CR is not the value's */
-                len--;
-        }
-        failed |= rfc3339_line(st, line, len);
-    }
-    int read_err = ferror(in);
-    free(line);
-    if (file)
-        fclose(in);
-    if (read_err) {
-        fprintf(stderr, PROG ": rfc3339: reading %s: %s\n", file ? file : "standard input",
-                strerror(errno));
-        return EXIT_INPUT;
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        if (errno != EPIPE)
-            fprintf(stderr, PROG ": rfc3339: writing standard output: %s\n", strerror(errno));
-        return EXIT_INPUT;
-    }
-    return failed ? EXIT_INPUT : 0;
+    return rfc3339_run(st, file);
 }
+
 #else
 #define cmd_rfc3339 NULL
 #endif
