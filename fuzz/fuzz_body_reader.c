@@ -253,8 +253,8 @@ static void check_limit(const uint8_t *data, size_t size, int gzip, config c, ui
 }
 
 /* The limit at a read body's length and one byte under it; a bomb's at GUNZIP_CAP. */
-static void check_limits(const uint8_t *data, size_t size, int gzip, int bomb,
-                         const uint8_t *want, size_t want_len, hb_fuzz_rng *rng)
+static void check_limits(const uint8_t *data, size_t size, int gzip, int bomb, const uint8_t *want,
+                         size_t want_len, hb_fuzz_rng *rng)
 {
     config cs[NCONFIGS];
     draw_configs(cs, rng, size);

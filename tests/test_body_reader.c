@@ -748,9 +748,19 @@ static const limit_row limit_rows[] = {
     {"abcdefgh", {4, 0}, 0, 7, HB_ELIMIT, 15, "identity: over at the last byte"},
     {"abc", {1, 0}, 0, 0, HB_ELIMIT, 3, "identity: limit 0, the first data byte"},
     {"", {1, 0}, 0, 0, HB_OK, 0, "identity: limit 0, an empty body"},
-    {"The quick brown fox jumps over the lazy dog.", {9, 0}, 1, 44, HB_OK, 0,
+    {"The quick brown fox jumps over the lazy dog.",
+     {9, 0},
+     1,
+     44,
+     HB_OK,
+     0,
      "gzip: exactly at the limit"},
-    {"The quick brown fox jumps over the lazy dog.", {9, 0}, 1, 43, HB_ELIMIT, -1,
+    {"The quick brown fox jumps over the lazy dog.",
+     {9, 0},
+     1,
+     43,
+     HB_ELIMIT,
+     -1,
      "gzip: one byte over, at the end of the only batch"},
 };
 
@@ -768,9 +778,9 @@ static void check_limit(const uint8_t *body, size_t len, int gzip, uint64_t max,
                 result res;
                 counting_init(&c, read_sizes[k]);
                 read_body_max(&c.s, gzip, read_sizes[k], max, body, len, cut, piece, &res);
-                if (res.rc != rc || (rc != HB_OK && (strcmp(res.reason,
-                                                            HB_BODY_READER_LIMIT_REASON) != 0 ||
-                                                     res.off != off)))
+                if (res.rc != rc ||
+                    (rc != HB_OK &&
+                     (strcmp(res.reason, HB_BODY_READER_LIMIT_REASON) != 0 || res.off != off)))
                     fail_msg("%s (read %u, cut %zu, piece %zu): %d \"%s\" at %llu; expected %d "
                              "at %llu",
                              why, read_sizes[k], cut, piece, res.rc,

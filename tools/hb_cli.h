@@ -29,13 +29,13 @@ int hb_cli_read_all(int fd, uint64_t max, uint8_t **out, size_t *len);
  * the LF is not part of it (CRLF files); the last line may lack its LF. The fields are private. */
 typedef struct hb_cli_lines {
     int fd;
-    size_t keep;     /* the longest line returned whole, in bytes */
-    uint8_t *block;  /* HB_CLI_BLOCK bytes read from fd */
-    size_t have;     /* bytes in block */
-    size_t pos;      /* the next byte of block */
-    char *line;      /* keep + 1 bytes: the current line (a CR may still follow at keep) */
-    size_t len;      /* bytes in line */
-    int skipping;    /* the rest of an over-long line is still to be skipped */
+    size_t keep;    /* the longest line returned whole, in bytes */
+    uint8_t *block; /* HB_CLI_BLOCK bytes read from fd */
+    size_t have;    /* bytes in block */
+    size_t pos;     /* the next byte of block */
+    char *line;     /* keep + 1 bytes: the current line (a CR may still follow at keep) */
+    size_t len;     /* bytes in line */
+    int skipping;   /* the rest of an over-long line is still to be skipped */
 } hb_cli_lines;
 
 /* Prepares *l to read the lines of fd (not closed by hb_cli_lines_free), keeping at most keep

@@ -108,20 +108,21 @@ static void dechunk_usage(FILE *f)
         fprintf(f, "  %-20s %s%s\n", hb_sink_strategies[i].name,
                 hb_sink_strategies[i].complexity == 2 ? "QUADRATIC: " : "",
                 hb_sink_strategies[i].desc);
-    fprintf(f, "\n"
-               "QUADRATIC: past a point, time grows with the square of the size (the registry's\n"
-               "complexity); a warning on standard error when one is chosen for a body predicted\n"
-               "to take %.0f s or more (for a pipe without --size-hint, once the payload decoded\n"
-               "so far predicts it).\n"
-               "\n"
-               "exit status: 0 decoded; 1 malformed input, a body over --max-size, an I/O error\n"
-               "or out of memory; 2 a usage error. Malformed input gives one line on standard\n"
-               "error:\n"
-               "  " PROG ": dechunk: <reason> at byte <offset>\n"
-               "The offset counts bytes of the chunked body, except for reasons that mention the\n"
-               "gzip stream, whose offset counts bytes of the gzip stream (the chunk-data). A body\n"
-               "over --max-size is at the chunk-data byte past the limit (with --gunzip: at the\n"
-               "end of the 64 KiB of chunk-data whose inflation passed it).\n",
+    fprintf(f,
+            "\n"
+            "QUADRATIC: past a point, time grows with the square of the size (the registry's\n"
+            "complexity); a warning on standard error when one is chosen for a body predicted\n"
+            "to take %.0f s or more (for a pipe without --size-hint, once the payload decoded\n"
+            "so far predicts it).\n"
+            "\n"
+            "exit status: 0 decoded; 1 malformed input, a body over --max-size, an I/O error\n"
+            "or out of memory; 2 a usage error. Malformed input gives one line on standard\n"
+            "error:\n"
+            "  " PROG ": dechunk: <reason> at byte <offset>\n"
+            "The offset counts bytes of the chunked body, except for reasons that mention the\n"
+            "gzip stream, whose offset counts bytes of the gzip stream (the chunk-data). A body\n"
+            "over --max-size is at the chunk-data byte past the limit (with --gunzip: at the\n"
+            "end of the 64 KiB of chunk-data whose inflation passed it).\n",
             WARN_SECONDS);
 }
 
@@ -470,31 +471,32 @@ out:
 
 static void rfc3339_usage(FILE *f)
 {
-    fprintf(f, "usage: " PROG " rfc3339 [--strategy NAME] [FILE]\n"
-               "\n"
-               "Parses one timestamp per line of FILE (standard input when FILE is absent or -)\n"
-               "and prints, per line and in order, '<seconds> <nanoseconds>' (seconds since\n"
-               "1970-01-01T00:00:00Z, negative before; nanoseconds 0 to 999999999) or\n"
-               "'error: <reason> at byte <n>' (n counts from 0 within the line). The grammar is\n"
-               "RFC 3339 section 5.6 date-time restricted to a Spanner TIMESTAMP:\n"
-               "YYYY-MM-DDThh:mm:ss[.1-9 digits](Z|+hh:mm|-hh:mm), 'T' and 'Z' in either case,\n"
-               "no leap second, instants from 0001-01-01 to 9999-12-31 UTC. The newline ends a\n"
-               "line, a CR just before it too (CRLF files); any other byte belongs to it.\n"
-               "\n"
-               "The input is read in 64 KiB blocks and at most %d bytes of a line are kept: a\n"
-               "longer line is rejected as soon as its bytes pass that, its error printed at once,\n"
-               "and the rest of it skipped unread into memory (then the next line). No valid\n"
-               "timestamp is longer than %d bytes, so a text strategy gives the reference's\n"
-               "diagnosis of the first impossible byte, the same as for the whole line; a millis\n"
-               "strategy says the line is too long (a count in range has at most 15 digits and a\n"
-               "sign; millis-parse's leading zeros past %d bytes are not read).\n"
-               "\n"
-               "options:\n"
-               "  --strategy NAME   the parser (default scalar, the reference); the millis\n"
-               "                    strategies read decimal Unix milliseconds instead\n"
-               "  -h, --help        this text\n"
-               "\n"
-               "strategies:\n",
+    fprintf(f,
+            "usage: " PROG " rfc3339 [--strategy NAME] [FILE]\n"
+            "\n"
+            "Parses one timestamp per line of FILE (standard input when FILE is absent or -)\n"
+            "and prints, per line and in order, '<seconds> <nanoseconds>' (seconds since\n"
+            "1970-01-01T00:00:00Z, negative before; nanoseconds 0 to 999999999) or\n"
+            "'error: <reason> at byte <n>' (n counts from 0 within the line). The grammar is\n"
+            "RFC 3339 section 5.6 date-time restricted to a Spanner TIMESTAMP:\n"
+            "YYYY-MM-DDThh:mm:ss[.1-9 digits](Z|+hh:mm|-hh:mm), 'T' and 'Z' in either case,\n"
+            "no leap second, instants from 0001-01-01 to 9999-12-31 UTC. The newline ends a\n"
+            "line, a CR just before it too (CRLF files); any other byte belongs to it.\n"
+            "\n"
+            "The input is read in 64 KiB blocks and at most %d bytes of a line are kept: a\n"
+            "longer line is rejected as soon as its bytes pass that, its error printed at once,\n"
+            "and the rest of it skipped unread into memory (then the next line). No valid\n"
+            "timestamp is longer than %d bytes, so a text strategy gives the reference's\n"
+            "diagnosis of the first impossible byte, the same as for the whole line; a millis\n"
+            "strategy says the line is too long (a count in range has at most 15 digits and a\n"
+            "sign; millis-parse's leading zeros past %d bytes are not read).\n"
+            "\n"
+            "options:\n"
+            "  --strategy NAME   the parser (default scalar, the reference); the millis\n"
+            "                    strategies read decimal Unix milliseconds instead\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "strategies:\n",
             LINE_KEEP, HB_RFC3339_MAX_LEN, LINE_KEEP);
     for (size_t i = 0; i < hb_rfc3339_strategy_count; i++)
         if (hb_rfc3339_strategies[i].input != HB_RFC3339_IN_BINARY)
@@ -640,28 +642,29 @@ static int cmd_rfc3339(int argc, char **argv)
 #ifdef HB_HAVE_VOLUMES
 static void volumes_usage(FILE *f)
 {
-    fprintf(f, "usage: " PROG " volumes [--strategy NAME] [--piece N] [--max-size N] [FILE]\n"
-               "\n"
-               "Decodes an EC2 DescribeVolumes XML response from FILE (standard input when FILE\n"
-               "is absent or -) and prints the volumes as a JSON array, one volume per line:\n"
-               "volumeId, size, snapshotId, availabilityZone, status, createTime, volumeType,\n"
-               "iops, throughput, encrypted, multiAttachEnabled (absent members left out),\n"
-               "attachments and tags ([{\"key\": ..., \"value\": ...}], order and duplicates kept).\n"
-               "Elements are matched by local name; unknown elements and attributes are skipped;\n"
-               "a DOCTYPE is rejected.\n"
-               "\n"
-               "options:\n"
-               "  --strategy NAME   the decoder (default " HB_VOL_REFERENCE ", the reference)\n"
-               "  --piece N         feed the document in pieces of N bytes, as from a socket\n"
-               "                    (streaming strategies only; default: whole)\n"
-               "  --max-size N      the largest document in bytes, 0 up (K, M, G = 10^3, 10^6,\n"
-               "                    10^9; default 100M: a page of 500 volumes with 50 tags each\n"
-               "                    is about 5 MB, and the DOM strategies hold several times\n"
-               "                    the document); a larger document or an endless stream\n"
-               "                    stops with status 1 as soon as its bytes pass the limit\n"
-               "  -h, --help        this text\n"
-               "\n"
-               "strategies:\n");
+    fprintf(f,
+            "usage: " PROG " volumes [--strategy NAME] [--piece N] [--max-size N] [FILE]\n"
+            "\n"
+            "Decodes an EC2 DescribeVolumes XML response from FILE (standard input when FILE\n"
+            "is absent or -) and prints the volumes as a JSON array, one volume per line:\n"
+            "volumeId, size, snapshotId, availabilityZone, status, createTime, volumeType,\n"
+            "iops, throughput, encrypted, multiAttachEnabled (absent members left out),\n"
+            "attachments and tags ([{\"key\": ..., \"value\": ...}], order and duplicates kept).\n"
+            "Elements are matched by local name; unknown elements and attributes are skipped;\n"
+            "a DOCTYPE is rejected.\n"
+            "\n"
+            "options:\n"
+            "  --strategy NAME   the decoder (default " HB_VOL_REFERENCE ", the reference)\n"
+            "  --piece N         feed the document in pieces of N bytes, as from a socket\n"
+            "                    (streaming strategies only; default: whole)\n"
+            "  --max-size N      the largest document in bytes, 0 up (K, M, G = 10^3, 10^6,\n"
+            "                    10^9; default 100M: a page of 500 volumes with 50 tags each\n"
+            "                    is about 5 MB, and the DOM strategies hold several times\n"
+            "                    the document); a larger document or an endless stream\n"
+            "                    stops with status 1 as soon as its bytes pass the limit\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "strategies:\n");
     for (size_t i = 0; i < hb_vol_strategy_count; i++)
         fprintf(f, "  %-18s %s%s\n", hb_vol_strategies[i].name, hb_vol_strategies[i].desc,
                 hb_vol_strategies[i].output == HB_VOL_OUT_VOLUMES ? "" : " (not usable here)");
@@ -676,6 +679,54 @@ static int volumes_write(void *ctx, const char *p, size_t n)
 {
     (void)ctx;
     return hb_write_all(STDOUT_FILENO, p, n);
+}
+
+/* Reads the document of file (NULL: standard input), at most max_size bytes, decodes it with st
+ * (in pieces of piece bytes; 0: whole) and prints the volumes. Returns the exit status. */
+static int volumes_run(const hb_vol_strategy *st, const char *file, size_t piece, uint64_t max_size)
+{
+    int fd = STDIN_FILENO;
+    if (file) {
+        fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            fprintf(stderr, PROG ": volumes: cannot open %s: %s\n", file, strerror(errno));
+            return EXIT_INPUT;
+        }
+    }
+    uint8_t *doc;
+    size_t len;
+    int rd = hb_cli_read_all(fd, max_size, &doc, &len);
+    int rd_errno = errno;
+    if (file)
+        close(fd);
+    if (rd == 1) {
+        fprintf(stderr,
+                PROG ": volumes: document exceeds --max-size %" PRIu64 " bytes at byte %" PRIu64
+                     "; raise --max-size\n",
+                max_size, max_size);
+        return EXIT_INPUT;
+    }
+    if (rd != 0) {
+        fprintf(stderr, PROG ": volumes: reading %s: %s\n", file ? file : "standard input",
+                strerror(rd_errno));
+        return EXIT_INPUT;
+    }
+    hb_volumes v;
+    hb_vol_error err;
+    int status = 0;
+    int rc = hb_volumes_decode(st, doc, len, piece, &v, &err);
+    if (rc != HB_OK) {
+        fprintf(stderr, PROG ": volumes: %s at line %" PRIu64 ", column %" PRIu64 "\n",
+                err.reason ? err.reason : hb_err_str(rc), err.line, err.column);
+        status = EXIT_INPUT;
+    } else if (hb_volumes_json(&v, volumes_write, NULL) != 0) {
+        if (errno != EPIPE) /* a reader that went away is not worth a message */
+            fprintf(stderr, PROG ": volumes: writing standard output: %s\n", strerror(errno));
+        status = EXIT_INPUT;
+    }
+    hb_volumes_free(&v);
+    free(doc);
+    return status;
 }
 
 static int cmd_volumes(int argc, char **argv)
@@ -740,48 +791,7 @@ static int cmd_volumes(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *file = optind < argc && strcmp(argv[optind], "-") != 0 ? argv[optind] : NULL;
-    int fd = STDIN_FILENO;
-    if (file) {
-        fd = open(file, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            fprintf(stderr, PROG ": volumes: cannot open %s: %s\n", file, strerror(errno));
-            return EXIT_INPUT;
-        }
-    }
-    uint8_t *doc;
-    size_t len;
-    int rd = hb_cli_read_all(fd, max_size, &doc, &len);
-    int rd_errno = errno;
-    if (file)
-        close(fd);
-    if (rd == 1) {
-        fprintf(stderr,
-                PROG ": volumes: document exceeds --max-size %" PRIu64 " bytes at byte %" PRIu64
-                     "; raise --max-size\n",
-                max_size, max_size);
-        return EXIT_INPUT;
-    }
-    if (rd != 0) {
-        fprintf(stderr, PROG ": volumes: reading %s: %s\n", file ? file : "standard input",
-                strerror(rd_errno));
-        return EXIT_INPUT;
-    }
-    hb_volumes v;
-    hb_vol_error err;
-    int status = 0;
-    int rc = hb_volumes_decode(st, doc, len, (size_t)piece, &v, &err);
-    if (rc != HB_OK) {
-        fprintf(stderr, PROG ": volumes: %s at line %" PRIu64 ", column %" PRIu64 "\n",
-                err.reason ? err.reason : hb_err_str(rc), err.line, err.column);
-        status = EXIT_INPUT;
-    } else if (hb_volumes_json(&v, volumes_write, NULL) != 0) {
-        if (errno != EPIPE) /* a reader that went away is not worth a message */
-            fprintf(stderr, PROG ": volumes: writing standard output: %s\n", strerror(errno));
-        status = EXIT_INPUT;
-    }
-    hb_volumes_free(&v);
-    free(doc);
-    return status;
+    return volumes_run(st, file, (size_t)piece, max_size);
 }
 #else
 #define cmd_volumes NULL

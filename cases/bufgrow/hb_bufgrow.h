@@ -213,13 +213,12 @@ typedef struct hb_body_reader {
     const char *reason;  /* static text of the first error */
     uint64_t err_offset; /* its byte offset: in the body, or in the gzip stream for zlib errors */
     int err;
-    uint64_t max_bytes;  /* decoded bytes allowed (hb_body_reader_set_max); UINT64_MAX: no limit */
+    uint64_t max_bytes; /* decoded bytes allowed (hb_body_reader_set_max); UINT64_MAX: no limit */
 } hb_body_reader;
 
 /* The reason hb_body_reader_error gives when the decoded body exceeds hb_body_reader_set_max's
  * limit (static text; callers may compare it to name their own option). */
 #define HB_BODY_READER_LIMIT_REASON "decoded body exceeds the limit"
-
 
 /* Prepares *r to read a body into sink, in reads of at most read_size bytes (0: 4096), inflating
  * a gzip stream when gzip is nonzero. Returns HB_OK, HB_EINVAL or HB_ENOMEM; on an error nothing
