@@ -18,7 +18,13 @@
  * it with all its input per call, independently of the reader's batching: the gzip reading must
  * succeed exactly when it does (one or more complete members, nothing after the last, RFC 1952
  * section 2.2) and give its bytes. A stream that inflates to more than GUNZIP_CAP bytes (a
- * deflate bomb) is not read in gzip mode. When the identity read fails, the gzip read must fail.
+ * deflate bomb) is not read in gzip mode without a limit. When the identity read fails, the gzip
+ * read must fail.
+ *
+ * The limit (hb_body_reader_set_max, issue 15 section 3): a body read in full with n decoded bytes
+ * is read again with the limit at n (the same bytes) and at n - 1 (HB_ELIMIT, "decoded body
+ * exceeds the limit", at an offset inside the body), in a drawn configuration; a deflate bomb is
+ * read with the limit at GUNZIP_CAP and must stop with HB_ELIMIT.
  */
 #include "hb_bufgrow.h"
 #include "hb_err.h"
@@ -35,7 +41,8 @@
 typedef struct config {
     const hb_sink_strategy *sink;
     uint32_t read_size;
-    int feed; /* 0 whole, 1 byte by byte, 2 pieces of 1-64, 3 pieces of any length */
+    int feed;     /* 0 whole, 1 byte by byte, 2 pieces of 1-64, 3 pieces of any length */
+    uint64_t max; /* hb_body_reader_set_max; UINT64_MAX: none */
 } config;
 
 /* What one reading concluded. */
@@ -102,7 +109,8 @@ static void read_body(const uint8_t *body, size_t size, int gzip, const config *
     hb_body_reader r;
     memset(o, 0, sizeof *o);
     if (hb_sink_init(&s, c->sink, &cfg) != HB_OK ||
-        hb_body_reader_init(&r, &s, gzip, c->read_size) != HB_OK)
+        hb_body_reader_init(&r, &s, gzip, c->read_size) != HB_OK ||
+        (c->max != UINT64_MAX && hb_body_reader_set_max(&r, c->max) != HB_OK))
         hb_fuzz_fail("%s: init failed", c->sink->name);
     o->rc = feed_body(&r, body, size, c, rng);
     o->reason = hb_body_reader_error(&r, &o->err_off);
@@ -189,12 +197,13 @@ static void draw_configs(config *cs, hb_fuzz_rng *rng, size_t size)
 {
     static const uint32_t read_sizes[] = {1, 2, 7, 4096};
     size_t first = (size_t)hb_fuzz_range(rng, 0, hb_sink_strategy_count - 1);
-    cs[0] = (config){hb_sink_find("doubling"), 4096, 0};
+    cs[0] = (config){hb_sink_find("doubling"), 4096, 0, UINT64_MAX};
     for (size_t k = 1; k < NCONFIGS; k++) {
         cs[k].sink = &hb_sink_strategies[(first + k) % hb_sink_strategy_count];
         size_t pick = (size_t)hb_fuzz_range(rng, 0, 4);
         cs[k].read_size = pick < 4 ? read_sizes[pick] : (uint32_t)hb_fuzz_range(rng, 1, 10000);
         cs[k].feed = (int)hb_fuzz_range(rng, 0, 3);
+        cs[k].max = UINT64_MAX;
         if (cs[k].feed == 1 && size > 4096)
             cs[k].feed = 2; /* byte by byte only on small bodies */
     }
@@ -217,6 +226,47 @@ static void read_all(const uint8_t *data, size_t size, int gzip, hb_fuzz_rng *rn
     }
 }
 
+/* Reads the body in mode gzip with the limit at max in the drawn configuration c (a sink other
+ * than exact); want[0, want_len): the bytes the whole body decodes to, unknown for a bomb (rc must
+ * then be HB_ELIMIT). At max >= want_len the read gives those bytes; below, HB_ELIMIT with the
+ * limit's reason and an offset inside the body. */
+static void check_limit(const uint8_t *data, size_t size, int gzip, config c, uint64_t max,
+                        int bomb, const uint8_t *want, size_t want_len, hb_fuzz_rng *rng)
+{
+    outcome o;
+    c.max = max;
+    if (strcmp(c.sink->name, "exact") == 0)
+        c.sink = hb_sink_find("block-list");
+    read_body(data, size, gzip, &c, 0, rng, &o);
+    if (!bomb && max >= want_len) {
+        if (o.rc != HB_OK || o.len != want_len || memcmp(o.data, want, want_len) != 0)
+            hb_fuzz_fail("%s, limit %llu: code %d '%s', %zu bytes; without the limit %zu",
+                         gzip ? "gzip" : "identity", (unsigned long long)max, o.rc,
+                         o.reason ? o.reason : "", o.len, want_len);
+    } else if (o.rc != HB_ELIMIT || strcmp(o.reason, HB_BODY_READER_LIMIT_REASON) != 0 ||
+               o.err_off > size) {
+        hb_fuzz_fail("%s, limit %llu of %zu decoded bytes: code %d '%s' at %llu, not the limit",
+                     gzip ? "gzip" : "identity", (unsigned long long)max, want_len, o.rc,
+                     o.reason ? o.reason : "", (unsigned long long)o.err_off);
+    }
+    free(o.data);
+}
+
+/* The limit at a read body's length and one byte under it; a bomb's at GUNZIP_CAP. */
+static void check_limits(const uint8_t *data, size_t size, int gzip, int bomb, const uint8_t *want,
+                         size_t want_len, hb_fuzz_rng *rng)
+{
+    config cs[NCONFIGS];
+    draw_configs(cs, rng, size);
+    if (bomb) {
+        check_limit(data, size, gzip, cs[1], GUNZIP_CAP, 1, NULL, 0, rng);
+        return;
+    }
+    check_limit(data, size, gzip, cs[1], want_len, 0, want, want_len, rng);
+    if (want_len > 0)
+        check_limit(data, size, gzip, cs[2], want_len - 1, 0, want, want_len, rng);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hb_fuzz_rng rng;
@@ -228,6 +278,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hb_fuzz_rng_seed(&rng, data, size);
     read_all(data, size, 0, &rng, &id);
     int want_ok = id.rc == HB_OK ? zlib_gunzip(id.data, id.len, &want, &want_len) : 0;
+    if (id.rc == HB_OK)
+        check_limits(data, size, 0, 0, id.data, id.len, &rng);
+    if (want_ok != 0)
+        check_limits(data, size, 1, want_ok < 0, want, want_len, &rng);
     if (want_ok >= 0) {
         read_all(data, size, 1, &rng, &gz);
         if (id.rc != HB_OK && gz.rc == HB_OK)

@@ -144,9 +144,10 @@ typedef struct result {
 } result;
 
 /* Feeds body in pieces of `piece` bytes (0: whole; after an optional first cut at `cut`), then
- * finishes. The sink is the caller's. */
-static void read_body(hb_sink *sink, int gzip, uint32_t read_size, const uint8_t *body, size_t len,
-                      size_t cut, size_t piece, result *res)
+ * finishes, with the decoded body limited to max bytes (hb_body_reader_set_max; UINT64_MAX: the
+ * default). The sink is the caller's. */
+static void read_body_max(hb_sink *sink, int gzip, uint32_t read_size, uint64_t max,
+                          const uint8_t *body, size_t len, size_t cut, size_t piece, result *res)
 {
     hb_body_reader r;
     size_t at = 0;
@@ -154,6 +155,8 @@ static void read_body(hb_sink *sink, int gzip, uint32_t read_size, const uint8_t
 
     assert_int_equal(hb_body_reader_init(&r, sink, gzip, read_size), HB_OK);
     assert_null(hb_body_reader_error(&r, NULL));
+    if (max != UINT64_MAX)
+        assert_int_equal(hb_body_reader_set_max(&r, max), HB_OK);
     if (cut) {
         rc = hb_body_reader_feed(&r, body, cut);
         at = cut;
@@ -177,6 +180,12 @@ static void read_body(hb_sink *sink, int gzip, uint32_t read_size, const uint8_t
     }
     hb_body_reader_release(&r);
     hb_body_reader_release(&r); /* twice is safe */
+}
+
+static void read_body(hb_sink *sink, int gzip, uint32_t read_size, const uint8_t *body, size_t len,
+                      size_t cut, size_t piece, result *res)
+{
+    read_body_max(sink, gzip, read_size, UINT64_MAX, body, len, cut, piece, res);
 }
 
 /* Reads body through the counting sink and checks the payload and the read pattern. */
@@ -719,6 +728,132 @@ static void test_split_independent_errors(void **state)
     free(gz);
 }
 
+/* ---- the limit on the decoded body (hb_body_reader_set_max, issue 15 section 3) ----------- */
+
+typedef struct limit_row {
+    const char *payload; /* the decoded body */
+    size_t sizes[3];     /* chunk-data sizes, cycled; 0-terminated */
+    int gzip;            /* the chunks carry a gzip member of payload */
+    uint64_t max;        /* hb_body_reader_set_max */
+    int rc;              /* HB_OK or HB_ELIMIT */
+    int64_t off;         /* the error's body offset; -1: the end of the body */
+    const char *why;
+} limit_row;
+
+static const limit_row limit_rows[] = {
+    {"hello", {5, 0}, 0, 5, HB_OK, 0, "identity: exactly at the limit"},
+    {"hello", {5, 0}, 0, 4, HB_ELIMIT, 7, "identity: one byte over, at that byte ('o')"},
+    {"abcdefgh", {4, 0}, 0, 8, HB_OK, 0, "identity: two chunks, exactly at the limit"},
+    {"abcdefgh", {4, 0}, 0, 4, HB_ELIMIT, 12, "identity: over in the second chunk's first byte"},
+    {"abcdefgh", {4, 0}, 0, 7, HB_ELIMIT, 15, "identity: over at the last byte"},
+    {"abc", {1, 0}, 0, 0, HB_ELIMIT, 3, "identity: limit 0, the first data byte"},
+    {"", {1, 0}, 0, 0, HB_OK, 0, "identity: limit 0, an empty body"},
+    {"The quick brown fox jumps over the lazy dog.",
+     {9, 0},
+     1,
+     44,
+     HB_OK,
+     0,
+     "gzip: exactly at the limit"},
+    {"The quick brown fox jumps over the lazy dog.",
+     {9, 0},
+     1,
+     43,
+     HB_ELIMIT,
+     -1,
+     "gzip: one byte over, at the end of the only batch"},
+};
+
+/* Reads body with every read size, cut at every step-th byte and byte by byte, limited to max;
+ * the sink must get all of want (HB_OK) or only whole reads of its first max bytes (HB_ELIMIT at
+ * off). */
+static void check_limit(const uint8_t *body, size_t len, int gzip, uint64_t max,
+                        const uint8_t *want, size_t want_len, int rc, uint64_t off, size_t step,
+                        const char *why)
+{
+    for (size_t k = 0; k < sizeof(read_sizes) / sizeof(read_sizes[0]); k++) {
+        for (size_t cut = 0; cut < len; cut += step) {
+            for (size_t piece = 0; piece < 2; piece++) {
+                counting_sink c;
+                result res;
+                counting_init(&c, read_sizes[k]);
+                read_body_max(&c.s, gzip, read_sizes[k], max, body, len, cut, piece, &res);
+                if (res.rc != rc ||
+                    (rc != HB_OK &&
+                     (strcmp(res.reason, HB_BODY_READER_LIMIT_REASON) != 0 || res.off != off)))
+                    fail_msg("%s (read %u, cut %zu, piece %zu): %d \"%s\" at %llu; expected %d "
+                             "at %llu",
+                             why, read_sizes[k], cut, piece, res.rc,
+                             res.reason ? res.reason : "(none)", (unsigned long long)res.off, rc,
+                             (unsigned long long)off);
+                size_t got = rc == HB_OK ? want_len : (size_t)(max - max % read_sizes[k]);
+                if (c.len != got || (got && memcmp(c.data, want, got) != 0))
+                    fail_msg("%s (read %u, cut %zu, piece %zu): the sink got %zu bytes, want %zu",
+                             why, read_sizes[k], cut, piece, c.len, got);
+                free(c.data);
+            }
+        }
+    }
+}
+
+static void test_limit(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(limit_rows) / sizeof(limit_rows[0]); i++) {
+        const limit_row *row = &limit_rows[i];
+        size_t plen = strlen(row->payload), glen = plen, blen;
+        const uint8_t *payload = (const uint8_t *)row->payload;
+        uint8_t *gz = row->gzip ? make_gzip(payload, plen, &glen) : NULL;
+        uint8_t *body = make_chunked(gz ? gz : payload, glen, row->sizes, NULL, &blen);
+        uint64_t off = row->off < 0 ? blen : (uint64_t)row->off;
+        check_limit(body, blen, row->gzip, row->max, payload, plen, row->rc, off, 1, row->why);
+        free(body);
+        free(gz);
+    }
+}
+
+/* A gzip bomb in small scale: 1 MiB of zeros deflate to about 1 KiB; limited to 64 KiB, the
+ * reader stops at the end of the only batch, and the sink holds only whole reads of the first
+ * 64 KiB. With the limit at its size it reads all 1 MiB. */
+static void test_limit_gzip_bomb(void **state)
+{
+    (void)state;
+    const size_t n = 1u << 20, sizes[] = {100, 0};
+    uint8_t *zeros = calloc(1, n);
+    size_t glen, blen;
+    assert_non_null(zeros);
+    uint8_t *gz = make_gzip(zeros, n, &glen);
+    assert_true(glen < n / 512);
+    uint8_t *body = make_chunked(gz, glen, sizes, NULL, &blen);
+    check_limit(body, blen, 1, 65536, zeros, n, HB_ELIMIT, blen, 97, "gzip bomb, limit 64 KiB");
+    check_limit(body, blen, 1, n, zeros, n, HB_OK, 0, 331, "gzip bomb, limit its size");
+    check_limit(body, blen, 1, n - 1, zeros, n, HB_ELIMIT, blen, 331, "gzip bomb, one byte over");
+    free(body);
+    free(gz);
+    free(zeros);
+}
+
+/* The limit's arguments: after a feed it is refused; a NULL reader too. */
+static void test_limit_arguments(void **state)
+{
+    (void)state;
+    hb_body_reader r;
+    counting_sink c;
+    counting_init(&c, 4096);
+    assert_int_equal(hb_body_reader_set_max(NULL, 1), HB_EINVAL);
+    assert_int_equal(hb_body_reader_init(&r, &c.s, 0, 0), HB_OK);
+    assert_int_equal(r.max_bytes, UINT64_MAX);
+    assert_int_equal(hb_body_reader_set_max(&r, 3), HB_OK);
+    assert_int_equal(hb_body_reader_feed(&r, LIT("3\r\nab")), HB_OK);
+    assert_int_equal(hb_body_reader_set_max(&r, 1), HB_EINVAL);
+    assert_int_equal(hb_body_reader_feed(&r, LIT("c\r\n1\r\nd")), HB_ELIMIT);
+    uint64_t off;
+    assert_string_equal(hb_body_reader_error(&r, &off), HB_BODY_READER_LIMIT_REASON);
+    assert_int_equal(off, 11);
+    hb_body_reader_release(&r);
+    free(c.data);
+}
+
 static void test_init_arguments(void **state)
 {
     (void)state;
@@ -747,6 +882,9 @@ int main(void)
         cmocka_unit_test(test_sink_error),
         cmocka_unit_test(test_split_independent_errors),
         cmocka_unit_test(test_init_arguments),
+        cmocka_unit_test(test_limit),
+        cmocka_unit_test(test_limit_gzip_bomb),
+        cmocka_unit_test(test_limit_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

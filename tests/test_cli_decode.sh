@@ -305,6 +305,67 @@ for f in over over-bad; do
     expect_err_line "$f from a split pipe" "$sink_err"
 done
 
+# --- --max-size: the decoded body is bounded (issue 15 section 3) ---------------------------
+run "$dec" dechunk --help
+grep -q -- '--max-size N' "$tmp/out" && grep -q 'default a quarter of physical memory, here [0-9]' \
+    "$tmp/out" && ok || bad "dechunk --help lacks --max-size and its default"
+pfx='4\r\nabcd\r\n4\r\n' # the body up to the fifth data byte, 'e'
+printf "${pfx}efgh\r\n0\r\n\r\n" >"$tmp/two.chunked"
+e_off=$(printf "$pfx" | wc -c)
+run "$dec" dechunk --max-size 8 "$tmp/two.chunked"
+expect_status "--max-size: exactly the body" 0
+[ "$(cat "$tmp/out")" = abcdefgh ] && ok || bad "--max-size 8: stdout '$(cat "$tmp/out")'"
+for how in file stdin; do
+    if [ $how = file ]; then
+        run "$dec" dechunk --max-size 4 "$tmp/two.chunked"
+    else
+        run "$dec" dechunk --max-size 4 <"$tmp/two.chunked"
+    fi
+    expect_status "--max-size one byte under the body ($how)" 1
+    expect_err_line "--max-size one byte under the body ($how)" \
+        "hotbench-decode: dechunk: decoded body exceeds --max-size 4 bytes at byte $e_off; raise --max-size"
+    expect_out_empty "--max-size one byte under the body ($how)"
+done
+run "$dec" dechunk --gunzip --max-size "$tsv_size" "$body"
+expect_status "--gunzip --max-size: exactly the payload" 0
+expect_out_file "--gunzip --max-size: exactly the payload" "$tsv"
+run "$dec" dechunk --gunzip --max-size $((tsv_size - 1)) "$body"
+expect_status "--gunzip --max-size: one byte under the payload" 1
+grep -Eq "^hotbench-decode: dechunk: decoded body exceeds --max-size $((tsv_size - 1)) bytes at byte [0-9]+; raise --max-size\$" \
+    "$tmp/err" && ok || bad "--gunzip --max-size: stderr '$(cat "$tmp/err")'"
+for v in -1 10Q 99999999999999999999 '' 1.5 ' 5'; do
+    run "$dec" dechunk --max-size "$v" "$tmp/two.chunked"
+    expect_status "--max-size '$v'" 2
+    grep -q -- "dechunk: --max-size wants a byte count" "$tmp/err" && ok ||
+        bad "--max-size '$v': stderr '$(cat "$tmp/err")'"
+done
+run "$dec" dechunk --max-size 4 --size-hint 8 "$tmp/two.chunked"
+expect_status "--size-hint over --max-size" 2
+expect_err_line "--size-hint over --max-size" \
+    "hotbench-decode: dechunk: --size-hint 8 is over --max-size 4; raise --max-size"
+
+# Memory stays bounded (tests/maxrss.py reads the child's max RSS): a gzip bomb, 200 MB of zeros
+# in about 0.2 MB, and an endless valid chunked stream ("2" CRLF "a" LF CRLF over and over, cut at
+# 200 MB), with --max-size 10M: exit 1 under 100 MB (ASan: shadow memory and quarantine, 150 MB;
+# measured 14 and 36 MB).
+rss_mb=100
+grep -q __asan_init "$dec" && rss_mb=150
+head -c 200000000 /dev/zero | gzip -1 | /usr/bin/python3 -c '
+import sys
+z = sys.stdin.buffer.read()
+out = sys.stdout.buffer
+for i in range(0, len(z), 16384):
+    out.write(b"%x\r\n" % len(z[i:i + 16384]) + z[i:i + 16384] + b"\r\n")
+out.write(b"0\r\n\r\n")' >"$tmp/bomb.chunked"
+/usr/bin/python3 "$src/tests/maxrss.py" --max-mb $rss_mb --status 1 \
+    --stderr-re '^hotbench-decode: dechunk: decoded body exceeds --max-size 10000000 bytes at byte [0-9]+; raise --max-size$' \
+    -- "$dec" dechunk --gunzip --max-size 10M "$tmp/bomb.chunked" && ok || bad "gzip bomb: memory or message"
+# 7-byte chunks of 2 data bytes: the byte past 10M is the first data byte (at 3) of chunk 5M + 1
+yes $'2\r\na\n\r' | head -c 200000000 |
+    /usr/bin/python3 "$src/tests/maxrss.py" --max-mb $rss_mb --status 1 \
+        --stderr-re "decoded body exceeds --max-size 10000000 bytes at byte $((10000000 / 2 * 7 + 3));" \
+        -- "$dec" dechunk --max-size 10M && ok || bad "endless chunked stream: memory or message"
+
 # --- write errors --------------------------------------------------------------------------
 if [ -w /dev/full ]; then
     "$dec" dechunk --gunzip "$body" >/dev/full 2>"$tmp/err"

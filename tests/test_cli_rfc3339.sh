@@ -164,6 +164,59 @@ for s in swar simd strptime sscanf; do
     if [ "$rc" -eq 0 ] && cmp -s "$tmp/stdout" "$tmp/ref.out"; then ok; else ko "strategy $s differs on the set"; fi
 done
 
+# ---- over-long lines: rejected at once, the rest skipped unread into memory (issue 15 section 3) --
+# A text line longer than the 64 bytes kept gets the reference's diagnosis of the whole line: the
+# same as the same line cut to 36 bytes (no valid timestamp has more than 35), which the parser
+# sees whole. Lengths around the 64 kept bytes, with LF and CRLF ends, and a following line parsed.
+ts='2021-03-04T05:06:07.123456789+05:30'
+long() { printf '%s' "$1"; head -c "$2" /dev/zero | tr '\0' "$3"; }
+long "$ts" 1 x >"$tmp/l36"
+printf '\n' >>"$tmp/l36"
+want=$("$dec" rfc3339 "$tmp/l36")
+case $want in "error: "*" at byte 35") ok ;; *) ko "36-byte line: '$want'" ;; esac
+for n in 29 30 31 100 70000; do
+    for end in '\n' '\r\n'; do
+        { long "$ts" $n x; printf "$end"'2021-03-04T05:06:07Z\n'; } >"$tmp/long"
+        run "$dec" rfc3339 "$tmp/long"
+        if [ "$rc" -eq 1 ] && [ "$out" = "$want"$'\n''1614834367 0' ] && [ -z "$err" ]; then ok; else
+            ko "line of $((35 + n)) bytes ($end): exit $rc, '$out' '$err'"
+        fi
+    done
+done
+# An endless line seen through a bounded stream (zeros, as from /dev/zero): its error is printed at
+# once, the rest read in blocks and skipped; memory stays bounded (tests/maxrss.py: the child's
+# max RSS; ASan adds shadow memory and quarantine: 150 MB, measured 21 MB).
+run "$dec" rfc3339 < <(head -c 1000000 /dev/zero)
+if [ "$rc" -eq 1 ] && [ "$out" = 'error: date-fullyear: expected 4 digits at byte 0' ]; then ok; else
+    ko "a line of a million zeros: exit $rc, '$out'"
+fi
+rss_mb=100
+grep -q __asan_init "$dec" && rss_mb=150
+head -c 200000000 /dev/zero | /usr/bin/python3 "$src/tests/maxrss.py" --max-mb $rss_mb --status 1 \
+    -- "$dec" rfc3339 && ok || ko "200 MB of zeros: memory"
+# The error of an endless line comes out before the line ends: read here while its input is still
+# open (the 20 s are a guard against a hang, not a measurement: it arrives at once or never).
+mkfifo "$tmp/flush.in" "$tmp/flush.out"
+"$dec" rfc3339 <"$tmp/flush.in" >"$tmp/flush.out" &
+dec_pid=$!
+exec {flush_w}>"$tmp/flush.in"
+head -c 1000 /dev/zero >&$flush_w # a line already over-long, and the input stays open
+first=
+read -r -t 20 first <"$tmp/flush.out"
+exec {flush_w}>&-
+wait "$dec_pid"
+[ "$first" = 'error: date-fullyear: expected 4 digits at byte 0' ] && ok || ko "error not flushed: '$first'"
+# millis: a count in range has at most 15 digits and a sign; past 64 bytes the line is refused
+zeros_then_1() { head -c "$1" /dev/zero | tr '\0' 0; printf '1\n'; }
+zeros_then_1 60 >"$tmp/m61"
+run "$dec" rfc3339 --strategy millis-parse "$tmp/m61"
+[ "$rc" -eq 0 ] && [ "$out" = '0 1000000' ] && ok || ko "millis with 60 leading zeros: $rc '$out'"
+zeros_then_1 100 >"$tmp/m101"
+run "$dec" rfc3339 --strategy millis-parse "$tmp/m101"
+[ "$rc" -eq 1 ] && [ "$out" = 'error: line longer than 64 bytes, more than a millisecond count in range has, at byte 64' ] &&
+    ok || ko "millis line of 101 bytes: $rc '$out'"
+expect 0 'at most 64 bytes of a line are kept' 'rfc3339 --help: the line limit' -- "$dec" rfc3339 --help
+
 # the millis column is the RFC 3339 column rounded down to milliseconds
 expect 0 'both' 'encoding both' -- "$gen" timestamps --rows 2000 --columns 1 --encoding both -o "$tmp/both"
 cut -f1 "$tmp/both" >"$tmp/rfc"

@@ -185,6 +185,43 @@ run "$gen" volumes --volumes -3 -o "$tmp/never"
 expect_status "gen negative volumes" 2
 if [ -e "$tmp/never" ]; then bad "a usage error created the output file"; else ok; fi
 
+# --- --max-size: the document is bounded (issue 15 section 3) ---------------------------------
+run "$dec" volumes --help
+grep -q -- '--max-size N' "$tmp/out" && grep -q 'default 100M' "$tmp/out" && ok ||
+    bad "volumes --help lacks --max-size and its default"
+fsize=$(wc -c <"$fixture")
+run "$dec" volumes --max-size "$fsize" "$fixture"
+expect_status "--max-size: exactly the document" 0
+expect_out_file "--max-size: exactly the document" "$golden/volumes-botocore.json"
+for how in file stdin; do
+    if [ $how = file ]; then
+        run "$dec" volumes --max-size $((fsize - 1)) "$fixture"
+    else
+        run "$dec" volumes --max-size $((fsize - 1)) <"$fixture"
+    fi
+    expect_status "--max-size one byte under the document ($how)" 1
+    expect_err_line "--max-size one byte under the document ($how)" \
+        "hotbench-decode: volumes: document exceeds --max-size $((fsize - 1)) bytes at byte $((fsize - 1)); raise --max-size"
+    expect_out_empty "--max-size one byte under the document ($how)"
+done
+for v in -1 10Q 99999999999999999999 ''; do
+    run "$dec" volumes --max-size "$v" "$fixture"
+    expect_status "--max-size '$v'" 2
+    expect_err_match "--max-size '$v'" "^hotbench-decode: volumes: --max-size wants a byte count"
+done
+# An element that never ends, through a bounded stream (200 MB): exit 1 with memory bounded
+# (tests/maxrss.py reads the child's max RSS): under 100 MB with --max-size 10M, under 300 MB with
+# the default 100M (ASan: shadow memory and quarantine, 150 and 450 MB; measured 51 and 284 MB).
+rss_mb=100
+grep -q __asan_init "$dec" && rss_mb=150
+endless() { printf '<DescribeVolumesResponse><volumeSet><item><volumeId>'; head -c 200000000 /dev/zero | tr '\0' a; }
+endless | /usr/bin/python3 "$src/tests/maxrss.py" --max-mb $rss_mb --status 1 \
+    --stderr-re '^hotbench-decode: volumes: document exceeds --max-size 10000000 bytes at byte 10000000; raise --max-size$' \
+    -- "$dec" volumes --max-size 10M && ok || bad "endless element, --max-size 10M: memory or message"
+endless | /usr/bin/python3 "$src/tests/maxrss.py" --max-mb $((rss_mb * 3)) --status 1 \
+    --stderr-re 'document exceeds --max-size 100000000 bytes' \
+    -- "$dec" volumes && ok || bad "endless element, default --max-size: memory or message"
+
 # --- write errors -----------------------------------------------------------------------------
 if [ -w /dev/full ]; then
     "$dec" volumes "$tmp/v.xml" >/dev/full 2>"$tmp/err"

@@ -602,6 +602,13 @@ static void test_stops_when_output_full(void **state)
         {"4\r\nabcd\r\n4\r\nefgh\r\n0\r\n\r\n", 2, 5, 2, "filled inside a chunk"},
         {"2\r\nab\r\n2\r\ncd\r\n0\r\n\r\n", 4, 12, 4, "filled across two chunks"},
         {"4\r\nabcd\r\nZ\r\n", 4, 7, 4, "filled before a bad chunk line"},
+        /* issue 15 section 3: the body reader's limit hands the decoder a window one byte past
+         * it and reports that byte's offset, used - 1; nothing is held for the rest of a chunk */
+        {"7fffffffffffffff\r\nabcdefgh", 5, 23, 5,
+         "a chunk announcing 2^63 - 1 bytes: stops at the window, not at the chunk's end"},
+        {"2\r\nab\r\n2\r\ncd\r\n2\r\nef\r\n", 5, 18, 5,
+         "an endless run of chunks: stops at the window's byte, in the third chunk"},
+        {"1\r\na\r\n1\r\nb\r\n", 1, 4, 1, "window of 1 (a limit of 0): the first data byte"},
     };
     for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
         hb_dechunk d;

@@ -1,8 +1,13 @@
 /* hotbench-decode - the reference decoders as filters: input from FILE or stdin, result on stdout.
  *
- *     hotbench-decode dechunk [--gunzip] [--strategy NAME] [--read-size N] [--size-hint N] [FILE]
+ *     hotbench-decode dechunk [--gunzip] [--strategy NAME] [--read-size N] [--size-hint N]
+ *                             [--max-size N] [FILE]
  *     hotbench-decode rfc3339 [--strategy NAME] [FILE]
- *     hotbench-decode volumes [--strategy NAME] [--piece N] [FILE]
+ *     hotbench-decode volumes [--strategy NAME] [--piece N] [--max-size N] [FILE]
+ *
+ * Memory is bounded on hostile input (issue 15): dechunk and volumes refuse a body or document
+ * over --max-size as soon as its bytes pass it, and rfc3339 keeps at most LINE_KEEP bytes of a
+ * line.
  *
  * dechunk runs the pipeline the benchmark times: the chunked body in 64 KiB pieces into
  * hb_body_reader (dechunk, gunzip with --gunzip, reads of --read-size bytes) into the named sink
@@ -52,6 +57,23 @@
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
+/* dechunk's default --max-size: this fraction of physical memory. A quarter, because the result
+ * may be held twice at the end (block-list's gather, httpcore's toByteArray) and a doubling
+ * array's growth holds old and new blocks at once: the peak stays within about 2-3 times the
+ * limit, under the whole memory. Without a known memory size: DECHUNK_MAX_FALLBACK. */
+#define DECHUNK_MAX_DIVISOR 4
+#define DECHUNK_MAX_FALLBACK (UINT64_C(1) << 30)
+/* volumes' default --max-size, in bytes: a DescribeVolumes page of 500 volumes with 50 tags each is
+ * about 5 MB; 20 times that is generous, and the DOM strategies (libxml2-dom, expat-tree) hold
+ * several times the document besides the document itself. */
+#define VOLUMES_MAX_DEFAULT UINT64_C(100000000)
+
+static uint64_t dechunk_max_default(void)
+{
+    uint64_t phys = hb_cli_phys_memory();
+    return phys ? phys / DECHUNK_MAX_DIVISOR : DECHUNK_MAX_FALLBACK;
+}
+
 /* ---- dechunk ---------------------------------------------------------------------------- */
 
 static void dechunk_usage(FILE *f)
@@ -59,7 +81,7 @@ static void dechunk_usage(FILE *f)
     fprintf(
         f,
         "usage: " PROG " dechunk [--gunzip] [--strategy NAME] [--read-size N]\n"
-        "                               [--size-hint N] [FILE]\n"
+        "                               [--size-hint N] [--max-size N] [FILE]\n"
         "\n"
         "Decodes a raw HTTP/1.1 message body sent with Transfer-Encoding: chunked (RFC 9112\n"
         "section 7.1) from FILE, or standard input when FILE is absent or -, and writes the\n"
@@ -73,25 +95,34 @@ static void dechunk_usage(FILE *f)
         "  --read-size N     bytes per read, 1 to 1G (default %u)\n"
         "  --size-hint N     the decoded size in bytes (Content-Length); needed by exact\n"
         "                    (sizes: 4096, 64K, 10M, 1.7G; K, M, G = 10^3, 10^6, 10^9)\n"
+        "  --max-size N      the largest decoded body (after --gunzip) in bytes, 0 up;\n"
+        "                    default a quarter of physical memory, here %" PRIu64 ", as the\n"
+        "                    result may be held twice at the end (block-list's gather): a\n"
+        "                    larger body, an endless stream or a gzip bomb stops with\n"
+        "                    status 1 as soon as its decoded bytes pass the limit\n"
         "  -h, --help        this text\n"
         "\n"
         "strategies:\n",
-        HB_READ_SIZE_DEFAULT);
+        HB_READ_SIZE_DEFAULT, dechunk_max_default());
     for (size_t i = 0; i < hb_sink_strategy_count; i++)
         fprintf(f, "  %-20s %s%s\n", hb_sink_strategies[i].name,
                 hb_sink_strategies[i].complexity == 2 ? "QUADRATIC: " : "",
                 hb_sink_strategies[i].desc);
-    fprintf(f, "\n"
-               "QUADRATIC: past a point, time grows with the square of the size (the registry's\n"
-               "complexity); a warning on standard error when one is chosen for a body predicted\n"
-               "to take %.0f s or more (for a pipe without --size-hint, once the payload decoded\n"
-               "so far predicts it).\n"
-               "\n"
-               "exit status: 0 decoded; 1 malformed input, an I/O error or out of memory; 2 a\n"
-               "usage error. Malformed input gives one line on standard error:\n"
-               "  " PROG ": dechunk: <reason> at byte <offset>\n"
-               "The offset counts bytes of the chunked body, except for reasons that mention the\n"
-               "gzip stream, whose offset counts bytes of the gzip stream (the chunk-data).\n",
+    fprintf(f,
+            "\n"
+            "QUADRATIC: past a point, time grows with the square of the size (the registry's\n"
+            "complexity); a warning on standard error when one is chosen for a body predicted\n"
+            "to take %.0f s or more (for a pipe without --size-hint, once the payload decoded\n"
+            "so far predicts it).\n"
+            "\n"
+            "exit status: 0 decoded; 1 malformed input, a body over --max-size, an I/O error\n"
+            "or out of memory; 2 a usage error. Malformed input gives one line on standard\n"
+            "error:\n"
+            "  " PROG ": dechunk: <reason> at byte <offset>\n"
+            "The offset counts bytes of the chunked body, except for reasons that mention the\n"
+            "gzip stream, whose offset counts bytes of the gzip stream (the chunk-data). A body\n"
+            "over --max-size is at the chunk-data byte past the limit (with --gunzip: at the\n"
+            "end of the 64 KiB of chunk-data whose inflation passed it).\n",
             WARN_SECONDS);
 }
 
@@ -126,18 +157,20 @@ typedef struct dechunk_opts {
     uint32_t read_size;
     uint64_t size_hint;
     int have_size_hint;
-    const char *file; /* NULL: stdin */
+    uint64_t max_size; /* decoded bytes allowed */
+    const char *file;  /* NULL: stdin */
 } dechunk_opts;
 
 /* Parses argv (argv[0] is the subcommand). Returns -1 to go on, else the exit status. */
 static int dechunk_args(int argc, char **argv, dechunk_opts *o)
 {
-    enum { OPT_GUNZIP = 256, OPT_STRATEGY, OPT_READ_SIZE, OPT_SIZE_HINT };
+    enum { OPT_GUNZIP = 256, OPT_STRATEGY, OPT_READ_SIZE, OPT_SIZE_HINT, OPT_MAX_SIZE };
     static const struct option longopts[] = {
         {"gunzip", no_argument, NULL, OPT_GUNZIP},
         {"strategy", required_argument, NULL, OPT_STRATEGY},
         {"read-size", required_argument, NULL, OPT_READ_SIZE},
         {"size-hint", required_argument, NULL, OPT_SIZE_HINT},
+        {"max-size", required_argument, NULL, OPT_MAX_SIZE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -148,6 +181,7 @@ static int dechunk_args(int argc, char **argv, dechunk_opts *o)
 
     memset(o, 0, sizeof(*o));
     o->read_size = HB_READ_SIZE_DEFAULT;
+    o->max_size = dechunk_max_default();
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -168,6 +202,10 @@ static int dechunk_args(int argc, char **argv, dechunk_opts *o)
                 return EXIT_USAGE;
             o->size_hint = v;
             o->have_size_hint = 1;
+            break;
+        case OPT_MAX_SIZE:
+            if (parse_bytes("dechunk", "--max-size", optarg, 0, UINT64_MAX, &o->max_size) != 0)
+                return EXIT_USAGE;
             break;
         case 'h':
             dechunk_usage(stdout);
@@ -191,6 +229,13 @@ static int dechunk_args(int argc, char **argv, dechunk_opts *o)
     o->strategy = hb_sink_find(strategy);
     if (!o->strategy)
         return dechunk_bad_strategy(strategy);
+    if (o->have_size_hint && o->size_hint > o->max_size) {
+        fprintf(stderr,
+                PROG ": dechunk: --size-hint %" PRIu64 " is over --max-size %" PRIu64
+                     "; raise --max-size\n",
+                o->size_hint, o->max_size);
+        return EXIT_USAGE;
+    }
     if (strcmp(o->strategy->name, "exact") == 0 && !o->have_size_hint) {
         fprintf(stderr, PROG ": dechunk: strategy exact needs the decoded size: pass "
                              "--size-hint N\n");
@@ -328,6 +373,13 @@ static int dechunk_read(int fd, const dechunk_opts *o, int watch, hb_body_reader
         rc = hb_body_reader_finish(r);
     if (rc != HB_OK) {
         const char *reason = hb_body_reader_error(r, &off);
+        if (rc == HB_ELIMIT && reason && strcmp(reason, HB_BODY_READER_LIMIT_REASON) == 0) {
+            fprintf(stderr,
+                    PROG ": dechunk: decoded body exceeds --max-size %" PRIu64
+                         " bytes at byte %" PRIu64 "; raise --max-size\n",
+                    o->max_size, off);
+            return EXIT_INPUT;
+        }
         int hint = rc == HB_ELIMIT && o->have_size_hint && reason &&
                    strncmp(reason, "sink ", 5) == 0 && strcmp(o->strategy->name, "exact") == 0;
         fprintf(stderr, PROG ": dechunk: %s at byte %" PRIu64, reason ? reason : hb_err_str(rc),
@@ -371,6 +423,8 @@ static int cmd_dechunk(int argc, char **argv)
         goto out;
     }
     rc = hb_body_reader_init(&reader, &sink, o.gunzip, o.read_size);
+    if (rc == HB_OK)
+        rc = hb_body_reader_set_max(&reader, o.max_size);
     piece = malloc(PIECE);
     if (rc != HB_OK || !piece) {
         fprintf(stderr, PROG ": dechunk: %s\n", hb_err_str(rc != HB_OK ? rc : HB_ENOMEM));
@@ -411,25 +465,39 @@ out:
 /* ---- rfc3339 ----------------------------------------------------------------------------- */
 
 #ifdef HB_HAVE_RFC3339
+/* Bytes of a line kept by rfc3339 (hb_cli_lines): every valid line fits (35 bytes of timestamp,
+ * 20 of millisecond count), with room for a longer invalid one to be diagnosed whole. */
+#define LINE_KEEP 64
+
 static void rfc3339_usage(FILE *f)
 {
-    fprintf(f, "usage: " PROG " rfc3339 [--strategy NAME] [FILE]\n"
-               "\n"
-               "Parses one timestamp per line of FILE (standard input when FILE is absent or -)\n"
-               "and prints, per line and in order, '<seconds> <nanoseconds>' (seconds since\n"
-               "1970-01-01T00:00:00Z, negative before; nanoseconds 0 to 999999999) or\n"
-               "'error: <reason> at byte <n>' (n counts from 0 within the line). The grammar is\n"
-               "RFC 3339 section 5.6 date-time restricted to a Spanner TIMESTAMP:\n"
-               "YYYY-MM-DDThh:mm:ss[.1-9 digits](Z|+hh:mm|-hh:mm), 'T' and 'Z' in either case,\n"
-               "no leap second, instants from 0001-01-01 to 9999-12-31 UTC. The newline ends a\n"
-               "line, a CR just before it too (CRLF files); any other byte belongs to it.\n"
-               "\n"
-               "options:\n"
-               "  --strategy NAME   the parser (default scalar, the reference); the millis\n"
-               "                    strategies read decimal Unix milliseconds instead\n"
-               "  -h, --help        this text\n"
-               "\n"
-               "strategies:\n");
+    fprintf(f,
+            "usage: " PROG " rfc3339 [--strategy NAME] [FILE]\n"
+            "\n"
+            "Parses one timestamp per line of FILE (standard input when FILE is absent or -)\n"
+            "and prints, per line and in order, '<seconds> <nanoseconds>' (seconds since\n"
+            "1970-01-01T00:00:00Z, negative before; nanoseconds 0 to 999999999) or\n"
+            "'error: <reason> at byte <n>' (n counts from 0 within the line). The grammar is\n"
+            "RFC 3339 section 5.6 date-time restricted to a Spanner TIMESTAMP:\n"
+            "YYYY-MM-DDThh:mm:ss[.1-9 digits](Z|+hh:mm|-hh:mm), 'T' and 'Z' in either case,\n"
+            "no leap second, instants from 0001-01-01 to 9999-12-31 UTC. The newline ends a\n"
+            "line, a CR just before it too (CRLF files); any other byte belongs to it.\n"
+            "\n"
+            "The input is read in 64 KiB blocks and at most %d bytes of a line are kept: a\n"
+            "longer line is rejected as soon as its bytes pass that, its error printed at once,\n"
+            "and the rest of it skipped unread into memory (then the next line). No valid\n"
+            "timestamp is longer than %d bytes, so a text strategy gives the reference's\n"
+            "diagnosis of the first impossible byte, the same as for the whole line; a millis\n"
+            "strategy says the line is too long (a count in range has at most 15 digits and a\n"
+            "sign; millis-parse's leading zeros past %d bytes are not read).\n"
+            "\n"
+            "options:\n"
+            "  --strategy NAME   the parser (default scalar, the reference); the millis\n"
+            "                    strategies read decimal Unix milliseconds instead\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "strategies:\n",
+            LINE_KEEP, HB_RFC3339_MAX_LEN, LINE_KEEP);
     for (size_t i = 0; i < hb_rfc3339_strategy_count; i++)
         if (hb_rfc3339_strategies[i].input != HB_RFC3339_IN_BINARY)
             fprintf(f, "  %-16s %s\n", hb_rfc3339_strategies[i].name,
@@ -438,6 +506,23 @@ static void rfc3339_usage(FILE *f)
                "exit status: 0 every line parsed; 1 a line failed, or an I/O error; 2 a usage\n"
                "error. A strategy other than the reference gives the reference's diagnosis\n"
                "of a line it rejects.\n");
+}
+
+/* Prints the error for a line longer than LINE_KEEP bytes, of which s holds the first LINE_KEEP,
+ * and flushes it out at once (the rest of the line may be endless). Returns 1. */
+static int rfc3339_long_line(const hb_rfc3339_strategy *st, const char *s)
+{
+    hb_rfc3339_time t;
+    hb_rfc3339_error e;
+    /* LINE_KEEP > HB_RFC3339_MAX_LEN: the reference rejects the kept bytes */
+    if (st->input == HB_RFC3339_IN_TEXT && hb_rfc3339_parse(s, LINE_KEEP, &t, &e) != HB_OK)
+        printf("error: %s at byte %zu\n", hb_rfc3339_rule_str(e.rule), e.pos);
+    else
+        printf("error: line longer than %d bytes, more than a millisecond count in range has, "
+               "at byte %d\n",
+               LINE_KEEP, LINE_KEEP);
+    fflush(stdout);
+    return 1;
 }
 
 /* Prints the result for one line; returns 0 if it parsed. */
@@ -461,6 +546,39 @@ static int rfc3339_line(const hb_rfc3339_strategy *st, const char *s, size_t len
     else
         printf("error: strategy %s rejects what the reference accepts at byte 0\n", st->name);
     return 1;
+}
+
+/* Parses the lines of file (NULL: standard input) with st; returns the exit status. */
+static int rfc3339_run(const hb_rfc3339_strategy *st, const char *file)
+{
+    int fd = file ? open(file, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+    if (fd < 0) {
+        fprintf(stderr, PROG ": rfc3339: cannot open %s: %s\n", file, strerror(errno));
+        return EXIT_INPUT;
+    }
+    hb_cli_lines lines;
+    const char *line;
+    size_t len;
+    int failed = 0, rc = hb_cli_lines_init(&lines, fd, LINE_KEEP);
+    while (rc == 0 && (rc = hb_cli_line_next(&lines, &line, &len)) > 0) {
+        failed |= rc == 2 ? rfc3339_long_line(st, line) : rfc3339_line(st, line, len);
+        rc = 0;
+    }
+    int read_errno = errno;
+    hb_cli_lines_free(&lines);
+    if (file)
+        close(fd);
+    if (rc < 0) {
+        fprintf(stderr, PROG ": rfc3339: reading %s: %s\n", file ? file : "standard input",
+                strerror(read_errno));
+        return EXIT_INPUT;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE)
+            fprintf(stderr, PROG ": rfc3339: writing standard output: %s\n", strerror(errno));
+        return EXIT_INPUT;
+    }
+    return failed ? EXIT_INPUT : 0;
 }
 
 static int cmd_rfc3339(int argc, char **argv)
@@ -512,40 +630,9 @@ static int cmd_rfc3339(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *file = optind < argc && strcmp(argv[optind], "-") != 0 ? argv[optind] : NULL;
-    FILE *in = file ? fopen(file, "rb") : stdin;
-    if (!in) {
-        fprintf(stderr, PROG ": rfc3339: cannot open %s: %s\n", file, strerror(errno));
-        return EXIT_INPUT;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int failed = 0;
-    while ((n = getline(&line, &cap, in)) > 0) {
-        size_t len = (size_t)n;
-        if (line[len - 1] == '\n') {
-            len--;
-            if (len > 0 && line[len - 1] == '\r') /* CRLF line ends: the CR is not the value's */
-                len--;
-        }
-        failed |= rfc3339_line(st, line, len);
-    }
-    int read_err = ferror(in);
-    free(line);
-    if (file)
-        fclose(in);
-    if (read_err) {
-        fprintf(stderr, PROG ": rfc3339: reading %s: %s\n", file ? file : "standard input",
-                strerror(errno));
-        return EXIT_INPUT;
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        if (errno != EPIPE)
-            fprintf(stderr, PROG ": rfc3339: writing standard output: %s\n", strerror(errno));
-        return EXIT_INPUT;
-    }
-    return failed ? EXIT_INPUT : 0;
+    return rfc3339_run(st, file);
 }
+
 #else
 #define cmd_rfc3339 NULL
 #endif
@@ -555,28 +642,35 @@ static int cmd_rfc3339(int argc, char **argv)
 #ifdef HB_HAVE_VOLUMES
 static void volumes_usage(FILE *f)
 {
-    fprintf(f, "usage: " PROG " volumes [--strategy NAME] [--piece N] [FILE]\n"
-               "\n"
-               "Decodes an EC2 DescribeVolumes XML response from FILE (standard input when FILE\n"
-               "is absent or -) and prints the volumes as a JSON array, one volume per line:\n"
-               "volumeId, size, snapshotId, availabilityZone, status, createTime, volumeType,\n"
-               "iops, throughput, encrypted, multiAttachEnabled (absent members left out),\n"
-               "attachments and tags ([{\"key\": ..., \"value\": ...}], order and duplicates kept).\n"
-               "Elements are matched by local name; unknown elements and attributes are skipped;\n"
-               "a DOCTYPE is rejected.\n"
-               "\n"
-               "options:\n"
-               "  --strategy NAME   the decoder (default " HB_VOL_REFERENCE ", the reference)\n"
-               "  --piece N         feed the document in pieces of N bytes, as from a socket\n"
-               "                    (streaming strategies only; default: whole)\n"
-               "  -h, --help        this text\n"
-               "\n"
-               "strategies:\n");
+    fprintf(f,
+            "usage: " PROG " volumes [--strategy NAME] [--piece N] [--max-size N] [FILE]\n"
+            "\n"
+            "Decodes an EC2 DescribeVolumes XML response from FILE (standard input when FILE\n"
+            "is absent or -) and prints the volumes as a JSON array, one volume per line:\n"
+            "volumeId, size, snapshotId, availabilityZone, status, createTime, volumeType,\n"
+            "iops, throughput, encrypted, multiAttachEnabled (absent members left out),\n"
+            "attachments and tags ([{\"key\": ..., \"value\": ...}], order and duplicates kept).\n"
+            "Elements are matched by local name; unknown elements and attributes are skipped;\n"
+            "a DOCTYPE is rejected.\n"
+            "\n"
+            "options:\n"
+            "  --strategy NAME   the decoder (default " HB_VOL_REFERENCE ", the reference)\n"
+            "  --piece N         feed the document in pieces of N bytes, as from a socket\n"
+            "                    (streaming strategies only; default: whole)\n"
+            "  --max-size N      the largest document in bytes, 0 up (K, M, G = 10^3, 10^6,\n"
+            "                    10^9; default 100M: a page of 500 volumes with 50 tags each\n"
+            "                    is about 5 MB, and the DOM strategies hold several times\n"
+            "                    the document); a larger document or an endless stream\n"
+            "                    stops with status 1 as soon as its bytes pass the limit\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "strategies:\n");
     for (size_t i = 0; i < hb_vol_strategy_count; i++)
         fprintf(f, "  %-18s %s%s\n", hb_vol_strategies[i].name, hb_vol_strategies[i].desc,
                 hb_vol_strategies[i].output == HB_VOL_OUT_VOLUMES ? "" : " (not usable here)");
     fprintf(f, "\n"
-               "exit status: 0 decoded; 1 malformed input or an I/O error; 2 a usage error.\n"
+               "exit status: 0 decoded; 1 malformed input, a document over --max-size or an I/O\n"
+               "error; 2 a usage error.\n"
                "Malformed input gives one line on standard error:\n"
                "  " PROG ": volumes: <reason> at line L, column C\n");
 }
@@ -587,52 +681,67 @@ static int volumes_write(void *ctx, const char *p, size_t n)
     return hb_write_all(STDOUT_FILENO, p, n);
 }
 
-/* Reads all of fd into a malloc'd buffer. Returns 0, or -1 with errno set. */
-static int read_all(int fd, uint8_t **out, size_t *len)
+/* Reads the document of file (NULL: standard input), at most max_size bytes, decodes it with st
+ * (in pieces of piece bytes; 0: whole) and prints the volumes. Returns the exit status. */
+static int volumes_run(const hb_vol_strategy *st, const char *file, size_t piece, uint64_t max_size)
 {
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf)
-        return -1;
-    for (;;) {
-        if (n == cap) {
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                errno = ENOMEM;
-                return -1;
-            }
-            buf = nb;
-            cap *= 2;
+    int fd = STDIN_FILENO;
+    if (file) {
+        fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            fprintf(stderr, PROG ": volumes: cannot open %s: %s\n", file, strerror(errno));
+            return EXIT_INPUT;
         }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            free(buf);
-            return -1;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
     }
-    *out = buf;
-    *len = n;
-    return 0;
+    uint8_t *doc;
+    size_t len;
+    int rd = hb_cli_read_all(fd, max_size, &doc, &len);
+    int rd_errno = errno;
+    if (file)
+        close(fd);
+    if (rd == 1) {
+        fprintf(stderr,
+                PROG ": volumes: document exceeds --max-size %" PRIu64 " bytes at byte %" PRIu64
+                     "; raise --max-size\n",
+                max_size, max_size);
+        return EXIT_INPUT;
+    }
+    if (rd != 0) {
+        fprintf(stderr, PROG ": volumes: reading %s: %s\n", file ? file : "standard input",
+                strerror(rd_errno));
+        return EXIT_INPUT;
+    }
+    hb_volumes v;
+    hb_vol_error err;
+    int status = 0;
+    int rc = hb_volumes_decode(st, doc, len, piece, &v, &err);
+    if (rc != HB_OK) {
+        fprintf(stderr, PROG ": volumes: %s at line %" PRIu64 ", column %" PRIu64 "\n",
+                err.reason ? err.reason : hb_err_str(rc), err.line, err.column);
+        status = EXIT_INPUT;
+    } else if (hb_volumes_json(&v, volumes_write, NULL) != 0) {
+        if (errno != EPIPE) /* a reader that went away is not worth a message */
+            fprintf(stderr, PROG ": volumes: writing standard output: %s\n", strerror(errno));
+        status = EXIT_INPUT;
+    }
+    hb_volumes_free(&v);
+    free(doc);
+    return status;
 }
 
 static int cmd_volumes(int argc, char **argv)
 {
-    enum { OPT_STRATEGY = 256, OPT_PIECE };
+    enum { OPT_STRATEGY = 256, OPT_PIECE, OPT_MAX_SIZE };
     static const struct option longopts[] = {
         {"strategy", required_argument, NULL, OPT_STRATEGY},
         {"piece", required_argument, NULL, OPT_PIECE},
+        {"max-size", required_argument, NULL, OPT_MAX_SIZE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char optbuf[3];
     const char *strategy = HB_VOL_REFERENCE;
-    uint64_t piece = 0;
+    uint64_t piece = 0, max_size = VOLUMES_MAX_DEFAULT;
     int c;
     opterr = 0;
     optind = 1;
@@ -643,6 +752,10 @@ static int cmd_volumes(int argc, char **argv)
             break;
         case OPT_PIECE:
             if (parse_bytes("volumes", "--piece", optarg, 1, UINT64_C(1) << 30, &piece) != 0)
+                return EXIT_USAGE;
+            break;
+        case OPT_MAX_SIZE:
+            if (parse_bytes("volumes", "--max-size", optarg, 0, UINT64_MAX, &max_size) != 0)
                 return EXIT_USAGE;
             break;
         case 'h':
@@ -678,41 +791,7 @@ static int cmd_volumes(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *file = optind < argc && strcmp(argv[optind], "-") != 0 ? argv[optind] : NULL;
-    int fd = STDIN_FILENO;
-    if (file) {
-        fd = open(file, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            fprintf(stderr, PROG ": volumes: cannot open %s: %s\n", file, strerror(errno));
-            return EXIT_INPUT;
-        }
-    }
-    uint8_t *doc;
-    size_t len;
-    int rd = read_all(fd, &doc, &len);
-    int rd_errno = errno;
-    if (file)
-        close(fd);
-    if (rd != 0) {
-        fprintf(stderr, PROG ": volumes: reading %s: %s\n", file ? file : "standard input",
-                strerror(rd_errno));
-        return EXIT_INPUT;
-    }
-    hb_volumes v;
-    hb_vol_error err;
-    int status = 0;
-    int rc = hb_volumes_decode(st, doc, len, (size_t)piece, &v, &err);
-    if (rc != HB_OK) {
-        fprintf(stderr, PROG ": volumes: %s at line %" PRIu64 ", column %" PRIu64 "\n",
-                err.reason ? err.reason : hb_err_str(rc), err.line, err.column);
-        status = EXIT_INPUT;
-    } else if (hb_volumes_json(&v, volumes_write, NULL) != 0) {
-        if (errno != EPIPE) /* a reader that went away is not worth a message */
-            fprintf(stderr, PROG ": volumes: writing standard output: %s\n", strerror(errno));
-        status = EXIT_INPUT;
-    }
-    hb_volumes_free(&v);
-    free(doc);
-    return status;
+    return volumes_run(st, file, (size_t)piece, max_size);
 }
 #else
 #define cmd_volumes NULL

@@ -34,6 +34,10 @@
  *     its member, a truncated stream at the stream's length, and any other inflate error at the
  *     last byte inflate consumed before it detected the error (zlib reports no finer position).
  *
+ * The limit (hb_body_reader_set_max): every output window handed to the decoder (identity) or to
+ * inflate (gzip) is cut to one byte past the limit, so the byte over it is the last one decoded:
+ * found at once, never appended, and nothing after it is decoded. No buffer grows with the body.
+ *
  * The struct's field z points to the private state below for both bodies (the read buffer's fill
  * level lives there), not only the z_stream.
  */
@@ -55,6 +59,7 @@ typedef struct reader_priv {
     uint64_t body_pos;     /* bytes of the body consumed */
     uint64_t gz_pos;       /* bytes of the gzip stream consumed by inflate */
     uint64_t member_start; /* gzip: offset of the current member in the gzip stream */
+    uint64_t decoded;      /* bytes written to rbuf so far: the decoded body (<= max_bytes + 1) */
     int done;              /* the decoder has seen the final CRLF */
     int z_ready;           /* gzip: inflateInit2 succeeded */
     z_stream zs;
@@ -114,6 +119,36 @@ static int flush_full_reads(hb_body_reader *r, reader_priv *p)
     return HB_OK;
 }
 
+/* The output window for the next decoding step: room bytes of rbuf, cut to one byte past the
+ * limit, so that the first byte over it is decoded (and so found) but nothing after it. */
+static size_t limit_window(const hb_body_reader *r, const reader_priv *p, size_t room)
+{
+    uint64_t left = r->max_bytes - p->decoded; /* decoded <= max_bytes until the limit error */
+    return left < room ? (size_t)left + 1 : room;
+}
+
+/* Counts made decoded bytes; past the limit, drops the byte over it (the last one written),
+ * appends the full reads before it (gzip; an identity read is never full here) and fails. */
+static int limit_count(hb_body_reader *r, reader_priv *p, size_t made, uint64_t offset)
+{
+    p->decoded += made;
+    if (p->decoded <= r->max_bytes)
+        return HB_OK;
+    p->fill--;
+    if (r->gzip && flush_full_reads(r, p) != HB_OK)
+        return r->err;
+    return fail(r, HB_ELIMIT, HB_BODY_READER_LIMIT_REASON, offset);
+}
+
+int hb_body_reader_set_max(hb_body_reader *r, uint64_t max_bytes)
+{
+    const reader_priv *p = r ? r->z : NULL;
+    if (!p || p->body_pos > 0 || r->err)
+        return HB_EINVAL;
+    r->max_bytes = max_bytes;
+    return HB_OK;
+}
+
 int hb_body_reader_init(hb_body_reader *r, hb_sink *sink, int gzip, uint32_t read_size)
 {
     reader_priv *p;
@@ -127,6 +162,7 @@ int hb_body_reader_init(hb_body_reader *r, hb_sink *sink, int gzip, uint32_t rea
     r->sink = sink;
     r->gzip = gzip != 0;
     r->read_size = read_size ? read_size : HB_READ_SIZE_DEFAULT;
+    r->max_bytes = UINT64_MAX;
     p = calloc(1, sizeof(*p));
     r->z = p;
     if (p) {
@@ -221,7 +257,7 @@ static int inflate_into_reads(hb_body_reader *r, reader_priv *p, const uint8_t *
             r->z_end = 0;
             p->member_start = p->gz_pos;
         }
-        size_t room = p->rcap - p->fill;      /* > 0: full reads are appended at once */
+        size_t room = limit_window(r, p, p->rcap - p->fill); /* > 0: full reads go at once */
         z->next_in = (Bytef *)(uintptr_t)in;  /* zlib does not write through next_in */
         z->avail_in = (uInt)n;
         z->next_out = r->rbuf + p->fill;
@@ -234,6 +270,8 @@ static int inflate_into_reads(hb_body_reader *r, reader_priv *p, const uint8_t *
         p->gz_pos += used;
         p->fill += made;
         pending = made == room;
+        if (limit_count(r, p, made, p->body_pos) != HB_OK)
+            return r->err;
         if (zr == Z_STREAM_END) {
             r->z_end = 1;
         } else if (zr == Z_BUF_ERROR && n == 0 && used == 0 && made == 0) {
@@ -266,11 +304,14 @@ static int feed_identity(hb_body_reader *r, reader_priv *p, const uint8_t *in, s
         /* The decoder stops right after the byte that fills the read buffer, which is appended
          * before anything after it is decoded. */
         int rc = hb_dechunk_run(&r->dechunk, in, len, &used, r->rbuf + p->fill,
-                                r->read_size - p->fill, &made);
+                                limit_window(r, p, r->read_size - p->fill), &made);
         in += used;
         len -= used;
         p->body_pos += used;
         p->fill += made;
+        /* past the limit, the decoder stopped just after the byte over it */
+        if (limit_count(r, p, made, p->body_pos - 1) != HB_OK)
+            return r->err;
         if (p->fill == r->read_size && flush_read(r, p) != HB_OK)
             return r->err;
         if (rc < 0)

@@ -194,7 +194,11 @@ static inline int hb_sink_append(hb_sink *s, const uint8_t *p, size_t n)
  * stream" at the stream's length, other inflate errors at the last byte inflate read. A sink
  * error is at the body offset where the refused read was complete: identity, just past the
  * chunk-data byte that filled it; gzip, the end of the batch it was inflated from; the last,
- * short read (appended by hb_body_reader_finish), the end of the body. */
+ * short read (appended by hb_body_reader_finish), the end of the body.
+ * A limit on the decoded bytes (hb_body_reader_set_max) is enforced where they are decoded, before
+ * they reach the sink: the byte past the limit is never appended, and neither the reader nor the
+ * sink holds more than the limit (plus the reader's fixed buffers: a read, and for gzip 64 KiB of
+ * chunk-data and zlib's window), however large the body or its gzip expansion. */
 typedef struct hb_body_reader {
     hb_dechunk dechunk;
     hb_sink *sink;
@@ -209,16 +213,36 @@ typedef struct hb_body_reader {
     const char *reason;  /* static text of the first error */
     uint64_t err_offset; /* its byte offset: in the body, or in the gzip stream for zlib errors */
     int err;
+    uint64_t max_bytes; /* decoded bytes allowed (hb_body_reader_set_max); UINT64_MAX: no limit */
 } hb_body_reader;
+
+/* The reason hb_body_reader_error gives when the decoded body exceeds hb_body_reader_set_max's
+ * limit (static text; callers may compare it to name their own option). */
+#define HB_BODY_READER_LIMIT_REASON "decoded body exceeds the limit"
 
 /* Prepares *r to read a body into sink, in reads of at most read_size bytes (0: 4096), inflating
  * a gzip stream when gzip is nonzero. Returns HB_OK, HB_EINVAL or HB_ENOMEM; on an error nothing
  * is left allocated. */
 int hb_body_reader_init(hb_body_reader *r, hb_sink *sink, int gzip, uint32_t read_size);
 
+/* Limits the decoded body (after inflate, for gzip) to max_bytes bytes; the default after
+ * hb_body_reader_init is no limit (UINT64_MAX). A body of exactly max_bytes is read; the first
+ * decoded byte past it stops the reader with HB_ELIMIT and reason HB_BODY_READER_LIMIT_REASON
+ * (sticky, like every error), and is not appended to the sink. Its offset, in bytes of the body
+ * (hb_body_reader_error): identity, the offset of the chunk-data byte past the limit; gzip, the
+ * end of the 64 KiB batch of chunk-data whose inflation went past it (where a sink error would
+ * be: the end of the body for the last batch), independent of how the body was split. Full reads
+ * before that byte are appended first, so a sink error in them comes first. Memory: neither
+ * reader nor sink is handed more than max_bytes, so a gzip bomb (RFC 1952 streams inflate up to
+ * ~1032x) or an endless chunked body (RFC 9112 section 7.1 sets no bound) costs at most the limit.
+ * Call it after hb_body_reader_init and before the first feed. Returns HB_OK, or HB_EINVAL for
+ * a NULL or uninitialised reader or after a feed. */
+int hb_body_reader_set_max(hb_body_reader *r, uint64_t max_bytes);
+
 /* Feeds the next len bytes of the body. Returns HB_OK, or the first error (sticky): HB_EPARSE,
- * HB_ERANGE, HB_ELIMIT from the chunked decoding, HB_EZLIB from inflate, or a sink error; bytes
- * after the body's final CRLF are HB_EPARSE "data after the last chunk". */
+ * HB_ERANGE, HB_ELIMIT from the chunked decoding, HB_EZLIB from inflate, HB_ELIMIT when the
+ * decoded body passes hb_body_reader_set_max's limit, or a sink error; bytes after the body's
+ * final CRLF are HB_EPARSE "data after the last chunk". */
 int hb_body_reader_feed(hb_body_reader *r, const uint8_t *in, size_t len);
 
 /* Declares the end of the body: HB_OK if both the chunked coding and the gzip stream are complete,
