@@ -110,9 +110,9 @@ VOLUMES = [
     b'\xef\xbb\xbf<r/>',
 ]
 
-# Findings of issue 15 section 2 that the decoders do not handle yet: written to fuzz/pending/,
-# not replayed; each moves to regressions/volumes/ with its fix.
-PENDING_VOLUMES = {
+# Findings of issue 15 section 2 (ill-formed UTF-16 the expat strategies accepted), fixed: written
+# to fuzz/regressions/volumes/ beside the reproducers the fix added, replayed by `make test`.
+UTF16_FINDINGS = {
     'utf16le-without-bom': '<r/>'.encode('utf-16-le'),
     'utf16be-without-bom': '<r><volumeSet/></r>'.encode('utf-16-be'),
     'utf16le-unpaired-high-surrogate-then-char':
@@ -185,8 +185,8 @@ def main():
     write(a.out, 'body_reader', 'gzip-truncated', chunk(gzip.compress(part[:300], mtime=0)[:-3], [40]))
     for i, d in enumerate(VOLUMES):
         write(a.out, 'volumes', 'edge-%02d' % i, d)
-    for name, d in PENDING_VOLUMES.items():
-        write(os.path.join(HERE, 'pending'), 'volumes', name, d)
+    for name, d in UTF16_FINDINGS.items():
+        write(os.path.join(HERE, 'regressions'), 'volumes', name, d)
     with open(os.path.join(FIXTURES, 'botocore-ec2-describe-volumes.xml'), 'rb') as f:
         write(a.out, 'volumes', 'botocore-ec2-describe-volumes.xml', f.read())
     for v, t, extra in ((1, 2, []), (2, 1, ['--compact']), (1, 0, ['--next-token'])):
