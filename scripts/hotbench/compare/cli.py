@@ -128,7 +128,7 @@ def main(argv=None):
     result.recount()
     table.write(result, out)
     print("\n".join(table.lines(result)))
-    print("compare: wrote %s/: compare.json, compare.md (this table), bmf.json, trials/" %
+    print("compare: wrote %s/: compare.json, compare.md (this table), bmf.json, gab.json, trials/" %
           os.path.relpath(out, os.getcwd()))
     return result.exit_code
 
