@@ -214,7 +214,8 @@ def write_run_exports(run_path, log=print):
     except (ExportError, ValueError, OSError) as e:
         log("exports: none written: %s" % e)
         return None
-    log("exports: %s (github-action-benchmark), %s (Bencher)" % (gab, bmf))
+    log("exports: %s (github-action-benchmark), %s (Bencher)" % (os.path.relpath(gab),
+                                                                   os.path.relpath(bmf)))
     return os.path.dirname(gab)
 
 
