@@ -138,6 +138,7 @@ class Parser(unittest.TestCase):
             ("set +e; make bench-ci \\\n  COMPARE_ARGS=--out; rc=$?", ["bench-ci"],
              "a continued line"),
             ("cmake --build build", [], "cmake is not make"),
+            ("apt-get install -y git make curl", [], "make as an argument"),
             ("make -f Makefile -C dir all # make fuzz", ["all"], "a comment"),
         ]
         for script, want, why in rows:
