@@ -188,7 +188,11 @@ class GitHub(unittest.TestCase):
 
     def test_main_job_services(self):
         job = self.doc["jobs"]["main"]
+        self.assertIn("github.ref == 'refs/heads/main'", job["if"])  # only main writes history
+        self.assertEqual(self.doc["jobs"]["pull-request"]["if"],
+                         "github.event_name == 'pull_request'")
         self.assertEqual(job["permissions"]["contents"], "write")
+        self.assertEqual(self.doc["permissions"], {"contents": "read"})  # PRs read only
         out = self.doc["env"]["HB_COMPARE_OUT"]
         gab = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
             "benchmark-action/github-action-benchmark@")]
