@@ -59,6 +59,8 @@ import sys
 import threading
 import time
 
+from hotbench.exports import write_run_exports
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 PARTS = ("in-process", "e2e", "peers", "report")
@@ -449,6 +451,7 @@ class Bench:
         if os.path.exists(tmp) and os.path.getsize(tmp) > 0:
             os.replace(tmp, final)
             output = final
+            write_run_exports(os.path.join(TOP, final), log)  # <run>.exports/: docs/ci.md
             if rc == 0 and not self.interrupted:
                 link = os.path.join(RESULTS, "latest.json")
                 if os.path.lexists(link + ".tmp"):  # left by a run killed right here

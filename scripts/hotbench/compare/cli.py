@@ -129,7 +129,7 @@ def main(argv=None):
     result.recount()
     table.write(result, out)
     print("\n".join(table.lines(result)))
-    print("compare: wrote %s/: compare.json, compare.md (this table), bmf.json, trials/" %
+    print("compare: wrote %s/: compare.json, compare.md (this table), bmf.json, gab.json, trials/" %
           os.path.relpath(out, os.getcwd()))
     if not args.build:  # one binary in two environments is no revision's measurement
         live.append(ROOT, live.target(ROOT, args), "bench-ci" if args.ci else "compare",

@@ -1,10 +1,12 @@
 """table - the compare's outputs: the table on the console (and compare.md), compare.json
-(schema hotbench-compare/1, docs/compare.md) and bmf.json (Bencher Metric Format: the head's
-CPU time, the ratio head/base with its interval, instructions)."""
+(schema hotbench-compare/1, docs/compare.md), and through hotbench.exports bmf.json (Bencher
+Metric Format: the head's CPU time, the ratio head/base with its interval, instructions) and
+gab.json (github-action-benchmark's customSmallerIsBetter input; docs/ci.md)."""
 
 import json
 import math
 
+from ..exports import write_compare_exports
 from ..units import fmt_time
 from .verdicts import pct
 
@@ -92,29 +94,11 @@ def process_json(p):
     return out
 
 
-def bmf(result):
-    """Bencher Metric Format: {benchmark: {measure: {value, lower_value, upper_value}}}."""
-    doc = {}
-    for r in result.rows:
-        m = {}
-        if r.get("head_s"):
-            m["cpu_time"] = {"value": r["head_s"] * 1e9}
-        if r.get("ratio") and r.get("ci") and all(map(math.isfinite, [r["ratio"]] + r["ci"])):
-            m["ratio"] = {"value": r["ratio"], "lower_value": r["ci"][0],
-                          "upper_value": r["ci"][1]}
-        if r.get("instructions"):
-            m["instructions"] = {"value": r["instructions"]["head"]}
-        if m:
-            doc[r["name"]] = m
-    return doc
-
-
 def write(result, out_dir):
-    """Writes compare.json, compare.md and bmf.json into out_dir."""
+    """Writes compare.json, compare.md and the exports (bmf.json, gab.json) into out_dir."""
     import os
     with open(os.path.join(out_dir, "compare.json"), "w") as f:
         json.dump(to_json(result), f, indent=1, allow_nan=False)
     with open(os.path.join(out_dir, "compare.md"), "w") as f:
         f.write("```\n" + "\n".join(lines(result)) + "\n```\n")
-    with open(os.path.join(out_dir, "bmf.json"), "w") as f:
-        json.dump(clean(bmf(result)), f, indent=1, allow_nan=False)
+    write_compare_exports(result.rows, out_dir)

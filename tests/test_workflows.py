@@ -1,0 +1,268 @@
+#!/usr/bin/python3
+"""test_workflows.py [SRCDIR] - the CI workflows (.github/workflows/bench.yml, .gitlab-ci.yml;
+docs/ci.md) parse as YAML (python3-yaml), have the expected triggers and jobs, fetch the whole
+history, hand the services the files the exports write, and call only `make` targets that the
+Makefile defines. The targets are read from make's own database (`make -pRrq`) at test time,
+and the `make` calls are found by tokenizing each shell command (quoted text and assignments
+such as `make VAR=x target` or `HB_BASE=y make target` handled). Correctness only."""
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 and os.path.isdir(sys.argv[1]) \
+    else os.path.dirname(HERE)
+GITHUB = os.path.join(SRC, ".github", "workflows", "bench.yml")
+GITLAB = os.path.join(SRC, ".gitlab-ci.yml")
+sys.path.insert(0, os.path.join(SRC, "scripts"))
+
+from hotbench.exports import write_compare_exports  # noqa: E402
+
+# Targets the workflows call that another branch of issue 14 adds to the Makefile (items 1-3:
+# `make history`). Missing, they are reported, not failed; empty this set once they are merged.
+PENDING = set()  # targets a workflow may call before they land: none
+SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", "{", "}", "then", "do", "else", "elif", "!",
+              "if", "while", "until", "time"}
+PREFIXES = {"sudo", "env", "command", "exec", "nice", "/work/bin/quietwait"}
+MAKE_OPTS_WITH_ARG = {"-C", "-f", "-j", "-I", "-o", "-W", "--directory", "--file"}
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*[:+?]?=")
+
+
+def make_targets_called(script):
+    """The make targets a shell script calls, in order: every `make` in command position
+    (after assignments and sudo/env), its options and VAR=value arguments skipped; a bare
+    `make` calls the default goal, given as "<default>"."""
+    text = script.replace("\\\n", " ")
+    lex = shlex.shlex(text.replace("\n", " ; "), posix=True, punctuation_chars=";&|()")
+    lex.whitespace_split = True
+    lex.commenters = "#"
+    tokens, out, at_command = list(lex), [], True
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t in SEPARATORS:
+            at_command = True
+        elif at_command and (ASSIGNMENT.match(t) or t in PREFIXES):
+            pass
+        elif at_command and os.path.basename(t) == "make":
+            i, targets = _make_args(tokens, i + 1)
+            out += targets or ["<default>"]
+            continue
+        else:
+            at_command = False
+        i += 1
+    return out
+
+
+def _make_args(tokens, i):
+    """(index after make's arguments, the targets among them) from tokens[i:]."""
+    targets = []
+    while i < len(tokens) and tokens[i] not in SEPARATORS:
+        t = tokens[i]
+        if t in MAKE_OPTS_WITH_ARG:
+            i += 1
+        elif not t.startswith("-") and not ASSIGNMENT.match(t):
+            targets.append(t)
+        i += 1
+    return i, targets
+
+
+def makefile_targets(src):
+    """The targets the Makefile in src defines, from make's printed database (`make -pRrq`:
+    nothing is run), plus its default goal; names of files make only considered are left out
+    (the "# Not a target:" entries)."""
+    p = subprocess.run(["make", "-C", src, "-pRrq", "--no-print-directory",
+                        "__hb_no_such_target__"], capture_output=True, text=True)
+    targets, not_target, default = set(), False, None
+    for line in p.stdout.splitlines():
+        if line.startswith("# Not a target:"):
+            not_target = True
+            continue
+        m = re.match(r"^\.DEFAULT_GOAL :?= (\S+)", line)
+        if m:
+            default = m.group(1)
+        m = re.match(r"^([^\s#:=%][^:=]*?):(?![:=])", line)
+        if m and not not_target:
+            targets.update(n for n in m.group(1).split() if not n.startswith("."))
+        if not line.strip():
+            not_target = False
+    if default:
+        targets.add("<default>")
+    return targets
+
+
+def load(path):
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+def github_scripts(doc):
+    """{job: [each step's run text]}."""
+    return {name: [s["run"] for s in job.get("steps", []) if "run" in s]
+            for name, job in doc["jobs"].items()}
+
+
+def gitlab_scripts(doc):
+    """{job: [its before_script, script and after_script lines]} (extends followed once)."""
+    out = {}
+    for name, job in doc.items():
+        if not isinstance(job, dict) or name.startswith(".") or "script" not in job:
+            continue
+        base = doc.get(job.get("extends"), {}) if isinstance(job.get("extends"), str) else {}
+        lines = []
+        for key in ("before_script", "script", "after_script"):
+            lines += job.get(key, base.get(key, [])) or []
+        out[name] = lines
+    return out
+
+
+class Parser(unittest.TestCase):
+    """The make-call finder on a table of shell lines: {script, expected, why}."""
+
+    def test_table(self):
+        rows = [
+            ("make test", ["test"], "plain"),
+            ("HB_BASE=abc make bench-ci COMPARE_ARGS=\"--out d\"", ["bench-ci"],
+             "an assignment before, VAR=x after"),
+            ("make VAR=x -j2 -C . a b && make c", ["a", "b", "c"], "options, two commands"),
+            ("echo \"make bench-ci exited 1\"", [], "quoted text is no call"),
+            ("sudo scripts/deps.sh\nmake", ["<default>"], "the default goal"),
+            ("if x; then make history; fi", ["history"], "inside if"),
+            ("set +e; make bench-ci \\\n  COMPARE_ARGS=--out; rc=$?", ["bench-ci"],
+             "a continued line"),
+            ("cmake --build build", [], "cmake is not make"),
+            ("apt-get install -y git make curl", [], "make as an argument"),
+            ("make -f Makefile -C dir all # make fuzz", ["all"], "a comment"),
+        ]
+        for script, want, why in rows:
+            self.assertEqual(make_targets_called(script), want, why)
+
+    def test_makefile_targets_come_from_make(self):
+        targets = makefile_targets(SRC)
+        for t in ("test", "bench-ci", "compare", "build-ci", "deps", "<default>"):
+            self.assertIn(t, targets)
+        self.assertNotIn("BUILD", targets)  # a variable, not a target
+        self.assertNotIn("__hb_no_such_target__", targets)
+
+
+class GitHub(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.doc = load(GITHUB)
+
+    def test_triggers(self):
+        on = self.doc.get("on", self.doc.get(True))  # YAML 1.1 reads a bare `on` as true
+        self.assertIn("pull_request", on)
+        self.assertEqual(on["push"]["branches"], ["main"])
+
+    def test_jobs(self):
+        jobs = self.doc["jobs"]
+        self.assertEqual(set(jobs), {"pull-request", "main"})
+        for job in jobs.values():
+            checkout = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
+                "actions/checkout@")]
+            self.assertEqual(checkout[0]["with"]["fetch-depth"], 0)
+            runs = "\n".join(s.get("run", "") for s in job["steps"])
+            self.assertIn("sudo scripts/deps.sh", runs)  # deps.sh installs only as root
+            uploads = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
+                "actions/upload-artifact@")]
+            self.assertEqual(len(uploads), 1)
+            self.assertEqual(uploads[0].get("if"), "always()")
+
+    def test_pull_request_job(self):
+        job = self.doc["jobs"]["pull-request"]
+        calls = [t for r in github_scripts(self.doc)["pull-request"]
+                 for t in make_targets_called(r)]
+        self.assertEqual(calls, ["test", "bench-ci"])
+        step = [s for s in job["steps"] if "bench-ci" in s.get("run", "")][0]
+        self.assertIn("pull_request.base.sha", step["env"]["HB_BASE"])
+        summary = [s for s in job["steps"] if "GITHUB_STEP_SUMMARY" in s.get("run", "")]
+        self.assertIn("compare.md", summary[0]["run"])
+
+    def test_main_job_services(self):
+        job = self.doc["jobs"]["main"]
+        self.assertIn("github.ref == 'refs/heads/main'", job["if"])  # only main writes history
+        self.assertEqual(self.doc["jobs"]["pull-request"]["if"],
+                         "github.event_name == 'pull_request'")
+        self.assertEqual(job["permissions"]["contents"], "write")
+        self.assertEqual(self.doc["permissions"], {"contents": "read"})  # PRs read only
+        out = self.doc["env"]["HB_COMPARE_OUT"]
+        gab = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
+            "benchmark-action/github-action-benchmark@")]
+        self.assertEqual(gab[0]["with"]["tool"], "customSmallerIsBetter")
+        path = gab[0]["with"]["output-file-path"].replace("${{ env.HB_COMPARE_OUT }}", out)
+        bencher = [s for s in job["steps"] if "bencher run" in s.get("run", "")][0]
+        self.assertIn("--adapter json", bencher["run"])
+        self.assertIn("BENCHER_API_TOKEN", bencher["if"])
+        m = re.search(r'--file "\$HB_COMPARE_OUT/([^"]+)"', bencher["run"])
+        self.assertIsNotNone(m)
+        # the file names the services read are the ones the compare's exports write
+        with tempfile.TemporaryDirectory() as d:
+            written = {os.path.basename(p) for p in write_compare_exports([], d)}
+        self.assertEqual({os.path.basename(path), m.group(1)}, written)
+        self.assertEqual(os.path.dirname(path), out)
+        history = [s for s in job["steps"] if "history.sqlite" in s.get("run", "")]
+        self.assertGreaterEqual(len(history), 2)  # restored, then published
+
+
+class GitLab(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.doc = load(GITLAB)
+
+    def test_jobs_and_rules(self):
+        jobs = gitlab_scripts(self.doc)
+        self.assertEqual(set(jobs), {"test", "compare", "bench-main", "pages"})
+        self.assertEqual(str(self.doc["variables"]["GIT_DEPTH"]), "0")
+        for name in ("test", "compare"):
+            self.assertIn("merge_request_event", self.doc[name]["rules"][0]["if"])
+        for name in ("bench-main", "pages"):
+            self.assertIn("CI_DEFAULT_BRANCH", self.doc[name]["rules"][0]["if"])
+
+    def test_compare_job(self):
+        lines = "\n".join(self.doc["compare"]["script"])
+        self.assertIn("CI_MERGE_REQUEST_DIFF_BASE_SHA", lines)
+        self.assertEqual(make_targets_called(lines), ["bench-ci"])
+        self.assertIn("compare.md", " ".join(self.doc["compare"]["after_script"]))
+        self.assertEqual(self.doc["compare"]["artifacts"]["when"], "always")
+
+    def test_main_and_pages(self):
+        script = "\n".join(self.doc["bench-main"]["script"])
+        self.assertIn("history.sqlite", script)
+        self.assertIn("bencher run", script)
+        self.assertIn("--adapter json", script)
+        self.assertIn("results/history.sqlite", self.doc["bench-main"]["artifacts"]["paths"])
+        self.assertEqual(self.doc["pages"]["artifacts"]["paths"], ["public"])
+
+
+class Targets(unittest.TestCase):
+    def test_every_make_target_exists(self):
+        defined = makefile_targets(SRC)
+        calls = []
+        for job, scripts in github_scripts(load(GITHUB)).items():
+            calls += [("bench.yml " + job, t) for s in scripts for t in make_targets_called(s)]
+        for job, lines in gitlab_scripts(load(GITLAB)).items():
+            calls += [(".gitlab-ci.yml " + job, t) for s in lines
+                      for t in make_targets_called(s)]
+        self.assertGreater(len(calls), 4)
+        missing = sorted({(where, t) for where, t in calls if t not in defined})
+        pending = [m for m in missing if m[1] in PENDING]
+        for where, t in pending:
+            print("PENDING: %s calls `make %s`, not in the Makefile yet (issue 14, another "
+                  "branch)" % (where, t), file=sys.stderr)
+        landed = PENDING & defined
+        if landed:
+            print("note: %s now in the Makefile: take them out of PENDING" % sorted(landed),
+                  file=sys.stderr)
+        self.assertEqual([m for m in missing if m[1] not in PENDING], [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
