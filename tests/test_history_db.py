@@ -131,6 +131,34 @@ class Reference(Case):
         self.assertEqual(count(self.db, "measurements"), 2 * 519)
 
 
+class Target(Case):
+    """Where a run's own recording goes: --history, --no-history, $HB_HISTORY and its 'off'."""
+
+    def target(self, env, history=None, no_history=False):
+        from argparse import Namespace
+        from hotbench.history import live
+        old = os.environ.pop(store.ENV, None)
+        try:
+            if env is not None:
+                os.environ[store.ENV] = env
+            return (live.target(TOP, Namespace(history=history, no_history=no_history)),
+                    store.default_path(TOP))
+        finally:
+            os.environ.pop(store.ENV, None)
+            if old is not None:
+                os.environ[store.ENV] = old
+
+    def test_rows(self):
+        default = os.path.join(TOP, "results", "history.sqlite")
+        # (env, --history, --no-history) -> (live.target, store.default_path)
+        for env, history, no, want in ((None, None, False, (default, default)),
+                                       (self.db, None, False, (self.db, self.db)),
+                                       ("off", None, False, (None, default)),
+                                       ("off", self.db, False, (self.db, default)),
+                                       (None, self.db, True, (None, default))):
+            self.assertEqual(self.target(env, history, no), want, (env, history, no))
+
+
 class Values(Case):
     def test_nan_rows_and_units(self):
         doc = run_doc(rows=[("g/a/n:1", [2.0, float("nan"), 4.0], "us"),

@@ -273,7 +273,7 @@ class Page(unittest.TestCase):
         status, err = run_page(self.db, self.out, "--branch", "topic")
         self.assertIn("no cpu_time measurements (branch topic)", err)
         for bad in (["--filter", "("], ["--alpha", "0.001"], ["--min-size", "1"],
-                    ["--seed", "-1"], ["--exponent", "2"]):
+                    ["--seed", "-1"], ["--exponent", "2"], ["--metric", "cpu-time"]):
             self.assertEqual(run_page(self.db, self.out, *bad)[0], 2, bad)
 
 

@@ -200,7 +200,10 @@ class GitHub(unittest.TestCase):
         path = gab[0]["with"]["output-file-path"].replace("${{ env.HB_COMPARE_OUT }}", out)
         bencher = [s for s in job["steps"] if "bencher run" in s.get("run", "")][0]
         self.assertIn("--adapter json", bencher["run"])
-        self.assertIn("BENCHER_API_TOKEN", bencher["if"])
+        self.assertIn("BENCHER_API_TOKEN_SET", bencher["if"])
+        self.assertTrue(bencher.get("continue-on-error"), "an optional service never fails the job")
+        self.assertIn("BENCHER_API_TOKEN", bencher["env"])  # the token in this step only
+        self.assertNotIn("BENCHER_API_TOKEN", job.get("env", {}))
         m = re.search(r'--file "\$HB_COMPARE_OUT/([^"]+)"', bencher["run"])
         self.assertIsNotNone(m)
         # the file names the services read are the ones the compare's exports write

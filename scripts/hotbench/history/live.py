@@ -5,8 +5,10 @@ it.
     append(root, history, kind, run_json=path)          bench.py
     append(root, history, kind, compare_dir=folder)     compare/cli.py
     add_options(argparse_parser)                        --history PATH, --no-history
+    target(root, args)                                  the path, None to skip (HB_HISTORY=off)
 """
 
+import os
 import sys
 
 from . import store
@@ -22,9 +24,16 @@ def add_options(ap):
                     "history database")
 
 
+OFF = "off"  # HB_HISTORY=off: `make bench`, `make compare`, ... record nothing
+
+
 def target(root, args):
-    """The database path the options name (args.history, args.no_history), None to skip."""
+    """The database path the options name (args.history, args.no_history), None to skip: with
+    --no-history, or with $HB_HISTORY set to 'off' and no --history (how make targets skip it:
+    `HB_HISTORY=off make bench-quick`)."""
     if getattr(args, "no_history", False):
+        return None
+    if not getattr(args, "history", None) and os.environ.get(store.ENV) == OFF:
         return None
     return getattr(args, "history", None) or store.default_path(root)
 

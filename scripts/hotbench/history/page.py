@@ -26,8 +26,8 @@ def add_arguments(parser):
     parser.add_argument("--out", default="results/history", metavar="DIR",
                         help="the page's folder: index.html and charts/ (default: %(default)s)")
     parser.add_argument("--metric", default="cpu_time",
-                        help="the metric charted: cpu_time, real_time, instructions or ratio "
-                             "(default: %(default)s)")
+                        choices=("cpu_time", "real_time", "instructions", "ratio"),
+                        help="the metric charted (default: %(default)s; docs/history.md)")
     parser.add_argument("--alpha", type=float, default=0.01,
                         help="significance level of each change point's permutation test "
                              "(default: %(default)s)")
@@ -93,8 +93,9 @@ def run(args):
     colours = _setup_colours(series)
     charts = _draw_all(series, commits, args.out, colours)
     _write(args.out, pagehtml.page(args, commits, series, shifts, charts, dirty, colours))
-    print("history page: %s: %d benchmarks, %d commits, %d change points (%.0f s)" % (
-        os.path.join(args.out, "index.html"), len(series), len(commits), len(shifts),
+    print("history page: %s: %d benchmark%s, %d commit%s, %d change point%s (%.0f s)" % (
+        os.path.join(args.out, "index.html"), len(series), "s"[:len(series) != 1],
+        len(commits), "s"[:len(commits) != 1], len(shifts), "s"[:len(shifts) != 1],
         time.monotonic() - start))
     return 0
 

@@ -71,7 +71,7 @@ def _summary(opts, commits, series, shifts, dirty, colours):
     tested = sum(1 for t in series for u in {p.setup for p in t.points}
                  if sum(p.setup == u for p in t.points) >= 2 * opts.min_size)
     lines = [
-        "<p>%d benchmarks over %d commits, %s (%s) to %s (%s), from <code>%s</code>%s%s. "
+        "<p>%d benchmark(s) over %d commit(s), %s (%s) to %s (%s), from <code>%s</code>%s%s. "
         "One point per commit and setup (machine, profile, and whether a compare measured it): "
         "the median of its runs' medians, the band from the least to the greatest repetition."
         "</p>" % (

@@ -18,8 +18,10 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def default_path(root):
-    """The database's path: $HB_HISTORY when set, else root/results/history.sqlite."""
-    return os.environ.get(ENV) or os.path.join(root, DEFAULT)
+    """The database's path: $HB_HISTORY when set (and not 'off', which only stops the runs'
+    own recording: live.target), else root/results/history.sqlite."""
+    env = os.environ.get(ENV)
+    return env if env and env != "off" else os.path.join(root, DEFAULT)
 
 
 def open_db(path):
