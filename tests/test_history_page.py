@@ -273,8 +273,11 @@ class Page(unittest.TestCase):
         status, err = run_page(self.db, self.out, "--branch", "topic")
         self.assertIn("no cpu_time measurements (branch topic)", err)
         for bad in (["--filter", "("], ["--alpha", "0.001"], ["--min-size", "1"],
-                    ["--seed", "-1"], ["--exponent", "2"], ["--metric", "cpu-time"]):
+                    ["--seed", "-1"], ["--exponent", "2"]):
             self.assertEqual(run_page(self.db, self.out, *bad)[0], 2, bad)
+        with self.assertRaises((argparse.ArgumentError, SystemExit)):  # a typo is a usage error
+            with contextlib.redirect_stderr(io.StringIO()):
+                options(self.db, self.out, "--metric", "cpu-time")
 
 
 class Charts(unittest.TestCase):
