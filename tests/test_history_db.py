@@ -457,6 +457,19 @@ class OddSources(Case):
         self.assertEqual(self.query("SELECT revision FROM runs"), [("rgood",)])
         self.assertEqual(count(self.db, "measurements"), 2)
 
+    def test_record_safety_net(self):
+        import history  # scripts/history.py, in this process to stub its parser
+        rec = from_run_json(self.good(), "import", TOP)
+        rec.measurements.append(dict(rec.measurements[0]))  # IntegrityError inside write
+        err = []
+        with mock.patch.object(history, "from_run_json", lambda *a: rec), \
+                mock.patch.object(sys, "stderr", mock.Mock(write=err.append)):
+            code = history.main(["record", "--history", self.db, self.good()])
+        self.assertEqual(code, 1)
+        self.assertIn("refused: %s: IntegrityError: UNIQUE constraint failed" % self.good(),
+                      "".join(err))
+        self.assertEqual((count(self.db), count(self.db, "measurements")), (0, 0))
+
     def test_target_errors_still_stop_the_import(self):
         def full(con, rec):
             raise sqlite3.OperationalError("database or disk is full")
