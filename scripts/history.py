@@ -13,6 +13,7 @@ themselves (--no-history skips it). The database is $HB_HISTORY, else results/hi
 
 import argparse
 import os
+import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -76,17 +77,29 @@ def cmd_import(args):
 
 
 def cmd_record(args):
-    """history.py record: one run JSON or compare folder; exit 1 when refused."""
+    """history.py record: one run JSON or compare folder; exit 1 when refused (the source's
+    own content: RecordError, or importer.SOURCE_ERRORS at the write, rolled back), 2 through
+    main when the database is not a history or fails."""
     try:
         rec = (from_compare_dir(args.source, args.kind, ROOT) if os.path.isdir(args.source)
                else from_run_json(args.source, args.kind, ROOT))
     except RecordError as e:
         print("history record: refused: %s" % e, file=sys.stderr)
         return 1
+    except importer.SOURCE_ERRORS as e:
+        print("history record: refused: %s: %s: %s" % (args.source, type(e).__name__, e),
+              file=sys.stderr)
+        return 1
     con = store.open_db(db_of(args))
     try:
         run_id, new = store.write(con, rec)
         counts = store.counts(con, run_id)
+    except importer.SOURCE_ERRORS as e:  # store.write rolled it back
+        print("history record: refused: %s: %s: %s" % (args.source, type(e).__name__, e),
+              file=sys.stderr)
+        return 1
+    except sqlite3.Error as e:
+        raise schema.SchemaError("%s: %s" % (db_of(args), e)) from e
     finally:
         con.close()
     print("%s run %d in %s: revision %s, %s" % (

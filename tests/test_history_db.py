@@ -7,6 +7,7 @@ several processes recording at once into one file; two databases merged; a compa
 backfill's range expansion, resume, build failures, older CLIs and Ctrl-C with its build and run
 stubbed. Correctness only, never timings."""
 
+import hashlib
 import json
 import os
 import shutil
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -22,7 +24,7 @@ SCRIPTS = os.path.join(TOP, "scripts")
 sys.path.insert(0, SCRIPTS)
 
 from hotbench.compare.revisions import BuildError  # noqa: E402
-from hotbench.history import backfill, importer, store  # noqa: E402
+from hotbench.history import backfill, importer, schema, store  # noqa: E402
 from hotbench.history.fromcompare import from_compare_dir  # noqa: E402
 from hotbench.history.machine import local_context  # noqa: E402
 from hotbench.history.record import RecordError, from_run_json  # noqa: E402
@@ -354,6 +356,199 @@ class Compare(Case):
         with self.assertRaises(RecordError) as cm:
             from_compare_dir(folder, "import", TOP)
         self.assertIn("schema", str(cm.exception))
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def journal_mode(path):
+    con = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        return con.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        con.close()
+
+
+def foreign_db(path):
+    """Another application's SQLite file: tables users and x, rollback journal (delete)."""
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode = DELETE")
+    con.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    con.execute("CREATE TABLE x (v)")
+    con.execute("INSERT INTO users(name) VALUES ('ann')")
+    con.commit()
+    con.close()
+    return path
+
+
+class OddSources(Case):
+    """One odd source is refused with its reason, the others still imported, nothing of it
+    written; sqlite3 errors of the target itself still stop the import."""
+
+    def good(self):
+        return write_json(os.path.join(self.tmp, "good.json"),
+                          run_doc("rgood", [("g/a/n:1", [1.0, 2.0, 3.0], "ns")]))
+
+    def cli(self, *args):
+        p = subprocess.run([sys.executable, HISTORY] + list(args), capture_output=True,
+                           text=True)
+        self.assertNotIn("Traceback", p.stderr)
+        return p
+
+    def import_refused(self, bad, words):
+        p = self.cli("import", "--history", self.db, bad, self.good())
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        refusal = [l for l in p.stderr.splitlines() if l.startswith("refused: ")]
+        self.assertEqual(len(refusal), 1, p.stderr)
+        for w in [bad] + words:
+            self.assertIn(w, refusal[0])
+        self.assertEqual(self.query("SELECT revision FROM runs"), [("rgood",)])
+        self.assertEqual(count(self.db, "measurements"), 2)
+
+    def record_refused(self, bad, words):
+        db = os.path.join(self.tmp, "record.sqlite")
+        p = self.cli("record", "--history", db, bad)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        for w in ["refused", bad] + words:
+            self.assertIn(w, p.stderr)
+        self.assertEqual(count(db), 0)
+
+    def test_surrogate_name(self):
+        bad = write_json(os.path.join(self.tmp, "surrogate.json"),
+                         run_doc("rbad", [("g/\ud800/x", [1.0], "ns")]))
+        with open(bad) as f:
+            self.assertIn("\\ud800", f.read())  # the JSON escape, as the breaker's file
+        self.import_refused(bad, ["benchmark name", "is not valid Unicode"])
+        self.record_refused(bad, ["is not valid Unicode"])
+
+    def test_bigint_cpu_time(self):
+        doc = run_doc("rbad", [("g/x", [1.0], "ns")])
+        doc["benchmarks"][0]["cpu_time"] = 10 ** 400
+        bad = write_json(os.path.join(self.tmp, "bigint.json"), doc)
+        self.import_refused(bad, ["'g/x'", "cpu_time", "is not a finite number"])
+        self.record_refused(bad, ["is not a finite number"])
+
+    def test_duplicate_compare_rows(self):
+        folder = compare_folder(os.path.join(self.tmp, "dup-compare"), "rbad")
+        cj = os.path.join(folder, "compare.json")
+        with open(cj) as f:
+            doc = json.load(f)
+        doc["rows"][1]["name"] = doc["rows"][0]["name"]
+        write_json(cj, doc)
+        self.import_refused(folder, [cj, "'g/a/n:1'", "two rows"])
+        self.record_refused(folder, [cj, "'g/a/n:1'", "two rows"])
+
+    def test_safety_net_rolls_back_one_source(self):
+        rec = from_run_json(self.good(), "import", TOP)
+        rec.run["digest"] = "other"
+        rec.measurements.append(dict(rec.measurements[0]))  # IntegrityError inside write
+        bad = write_json(os.path.join(self.tmp, "bad.json"), run_doc("rbad"))
+        real = importer.from_run_json
+
+        def parse(path, kind, root):
+            return rec if path == bad else real(path, kind, root)
+        with mock.patch.object(importer, "from_run_json", parse):
+            s = importer.import_all(self.db, [bad, self.good()], TOP, log=lambda m: None)
+        self.assertEqual(s.added, 1)
+        self.assertEqual([p for p, _ in s.refused], [bad])
+        self.assertIn("IntegrityError: UNIQUE constraint failed", s.refused[0][1])
+        self.assertEqual(self.query("SELECT revision FROM runs"), [("rgood",)])
+        self.assertEqual(count(self.db, "measurements"), 2)
+
+    def test_record_safety_net(self):
+        import history  # scripts/history.py, in this process to stub its parser
+        rec = from_run_json(self.good(), "import", TOP)
+        rec.measurements.append(dict(rec.measurements[0]))  # IntegrityError inside write
+        err = []
+        with mock.patch.object(history, "from_run_json", lambda *a: rec), \
+                mock.patch.object(sys, "stderr", mock.Mock(write=err.append)):
+            code = history.main(["record", "--history", self.db, self.good()])
+        self.assertEqual(code, 1)
+        self.assertIn("refused: %s: IntegrityError: UNIQUE constraint failed" % self.good(),
+                      "".join(err))
+        self.assertEqual((count(self.db), count(self.db, "measurements")), (0, 0))
+
+    def test_target_errors_still_stop_the_import(self):
+        def full(con, rec):
+            raise sqlite3.OperationalError("database or disk is full")
+        with mock.patch.object(store, "write", full):
+            with self.assertRaises(schema.SchemaError) as cm:
+                importer.import_all(self.db, [self.good()], TOP, log=lambda m: None)
+        self.assertIn(self.db, str(cm.exception))
+        self.assertIn("disk is full", str(cm.exception))
+
+
+class ForeignFiles(Case):
+    """A file that is not a hotbench history is refused and left byte for byte as it was."""
+
+    def test_foreign_source_untouched(self):
+        src = foreign_db(os.path.join(self.tmp, "foreign.sqlite"))
+        before = sha256(src)
+        s = importer.import_all(self.db, [src, OddSources.good(self)], TOP, log=lambda m: None)
+        self.assertEqual(s.added, 1)
+        self.assertEqual(s.refused, [(src, "%s: not a hotbench history database: it holds "
+                                           "other tables (users, x) and no hotbench schema"
+                                      % src)])
+        self.assertEqual(sha256(src), before)
+        self.assertEqual(journal_mode(src), "delete")
+        self.assertEqual([n for n in os.listdir(self.tmp) if n.startswith("foreign")],
+                         ["foreign.sqlite"])  # no -wal, -shm or -journal left beside it
+
+    def test_foreign_target_untouched(self):
+        target = foreign_db(os.path.join(self.tmp, "foreign.sqlite"))
+        before = sha256(target)
+        p = subprocess.run([sys.executable, HISTORY, "import", "--history", target,
+                            OddSources.good(self)], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("%s: not a hotbench history database: it holds other tables (users, x)"
+                      % target, p.stderr)
+        self.assertEqual(sha256(target), before)
+        self.assertEqual(journal_mode(target), "delete")
+        with self.assertRaises(schema.SchemaError):
+            schema.connect(target)
+        self.assertEqual(sha256(target), before)
+
+    def test_schema_not_a_number(self):
+        other = os.path.join(self.tmp, "beta.sqlite")
+        store.open_db(other).close()
+        con = sqlite3.connect(other)
+        con.execute("UPDATE meta SET value = 'v2-beta' WHERE key = 'schema'")
+        con.commit()
+        con.close()
+        before = sha256(other)
+        s = importer.import_all(self.db, [other], TOP, log=lambda m: None)
+        self.assertEqual(s.refused, [(other, "%s: history schema 'v2-beta', this code reads 1"
+                                      % other)])
+        self.assertEqual(sha256(other), before)
+        for create in (True, False):
+            with self.assertRaises(schema.SchemaError) as cm:
+                schema.connect(other, create=create)
+            self.assertIn("schema 'v2-beta'", str(cm.exception))
+
+    def test_new_and_empty_targets_initialised_readers_create_nothing(self):
+        empty = os.path.join(self.tmp, "empty.sqlite")
+        open(empty, "w").close()  # 0 bytes
+        for db in (empty, os.path.join(self.tmp, "new.sqlite")):
+            s = importer.import_all(db, [OddSources.good(self)], TOP, log=lambda m: None)
+            self.assertEqual((s.added, s.refused), (1, []))
+            self.assertEqual(count(db), 1)
+            self.assertEqual(journal_mode(db), "wal")
+        missing = os.path.join(self.tmp, "missing.sqlite")
+        with self.assertRaises(schema.SchemaError):
+            schema.connect(missing, create=False)
+        self.assertFalse(os.path.exists(missing))
+        with self.assertRaises(schema.SchemaError) as cm:
+            schema.connect(empty + "-none", create=False)  # nothing there either
+        self.assertIn("cannot open", str(cm.exception))
+
+    def test_target_as_its_own_source(self):
+        logs = []
+        importer.import_all(self.db, [OddSources.good(self)], TOP, log=lambda m: None)
+        s = importer.import_all(self.db, [self.db], TOP, log=logs.append)
+        self.assertEqual((s.added, s.merged, s.already, s.refused), (0, 0, 0, []))
+        self.assertEqual(logs, ["%s: skipped: it is the database imported into" % self.db])
 
 
 def git(repo, *args):

@@ -11,7 +11,7 @@ import glob
 import json
 import os
 
-from .record import Record, RecordError, _finite, _load_json, run_row
+from .record import Record, RecordError, _finite, _load_json, number, run_row, text
 
 COMPARE_SCHEMA = "hotbench-compare/1"
 
@@ -33,13 +33,22 @@ def _head_context(folder, doc):
 
 
 def _measurements(path, rows):
-    """cpu_time, ratio and instructions dicts of compare.json's rows; RecordError on a row that
-    is not an object with a name."""
-    out = []
+    """cpu_time, ratio and instructions dicts of compare.json's rows; RecordError naming path
+    on a row that is not an object with a name, a name that is not valid Unicode or appears in
+    two rows, a value that is an integer too large for a float."""
+    out, seen = [], {}
     for i, r in enumerate(rows):
         if not isinstance(r, dict) or not isinstance(r.get("name"), str):
             raise RecordError("%s: rows[%d] is not a compare row (no name)" % (path, i))
         name, n = r["name"], r.get("n_head")
+        if name in seen:
+            raise RecordError("%s: benchmark %s is in two rows (rows[%d] and rows[%d]): "
+                              "which one was measured is unknown" % (
+                                  path, text(path, name), seen[name], i))
+        seen[name] = i
+        text(path, name)
+        for key in ("head_s", "ratio"):
+            number(path, name, key, r.get(key))
         n = n if isinstance(n, int) and not isinstance(n, bool) else None
         verified = 0 if r.get("verdict") == "failed" else 1
         if _finite(r.get("head_s")):

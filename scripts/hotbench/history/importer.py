@@ -33,9 +33,16 @@ class Summary:
         self.refused, self.not_runs = [], []
 
 
+# What one source's own content can raise past the parsers' checks (a value SQLite cannot
+# store, two rows with one key): that source is refused, rolled back, and the others go on.
+SOURCE_ERRORS = (ValueError, OverflowError, sqlite3.IntegrityError)
+
+
 def import_one(con, path, root, summary, log):
-    """Records one source (str path) into con, updating summary; never raises RecordError or
-    SchemaError (they become refusals), lets sqlite3 errors of con and Ctrl-C through."""
+    """Records one source (str path) into con, updating summary. Never raises RecordError,
+    SchemaError, nor SOURCE_ERRORS (UnicodeError is a ValueError) from one source: they become
+    refusals (path, reason), the source's transaction rolled back. Other sqlite3 errors of con
+    (locked, disk full) and Ctrl-C propagate."""
     try:
         if os.path.isdir(path):
             rec = from_compare_dir(path, "import", root)
@@ -47,13 +54,16 @@ def import_one(con, path, root, summary, log):
             return
         else:
             rec = from_run_json(path, "import", root)
+        run_id, new = store.write(con, rec)
     except NotARun as e:
         summary.not_runs.append((path, str(e)))
         return
     except (RecordError, schema.SchemaError) as e:
         summary.refused.append((path, str(e)))  # listed once, at the end
         return
-    run_id, new = store.write(con, rec)
+    except SOURCE_ERRORS as e:
+        summary.refused.append((path, "%s: %s: %s" % (path, type(e).__name__, e)))
+        return
     if new:
         summary.added += 1
         log("%s: run %d (%d measurements, revision %s)" % (
@@ -63,15 +73,26 @@ def import_one(con, path, root, summary, log):
         log("%s: already recorded (run %d)" % (rec.run["source"], run_id))
 
 
+def _same_file(a, b):
+    """True when the paths a and b (str) name one file (b may not exist yet)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
 def import_all(db_path, paths, root, log=print):
-    """Imports paths (list of str) into the database at db_path; returns a Summary. Raises
-    schema.SchemaError when db_path itself is not a history database."""
+    """Imports paths (list of str) into the database at db_path; returns a Summary; log (one
+    str per call) gets a line per source, and one for db_path itself given as a source
+    (skipped). Raises schema.SchemaError when db_path itself is not a history database or one
+    of its sqlite3 errors stops the import (locked, disk full: the message names db_path)."""
     summary = Summary()
     con = store.open_db(db_path)
     try:
         for p in paths:
-            if os.path.abspath(p) == os.path.abspath(db_path):
-                continue  # merging the database into itself
+            if _same_file(p, db_path):
+                log("%s: skipped: it is the database imported into" % p)
+                continue
             import_one(con, p, root, summary, log)
     except sqlite3.Error as e:
         raise schema.SchemaError("%s: %s" % (db_path, e)) from e

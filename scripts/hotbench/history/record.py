@@ -135,8 +135,40 @@ def _check_context(path, doc):
 
 
 def _finite(v):
-    """True for an int or float (not bool) that is neither NaN nor infinite."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    """True for an int or float (not bool) that is neither NaN nor infinite (an int too large
+    for a float is not finite: it is never a double)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
+def number(path, name, metric, v):
+    """float(v) of a measured value v (from JSON) when finite; None when v is missing, not a
+    number, NaN or infinite (not a measurement: a row never timed). An integer too large for a
+    float (a corrupt file) raises RecordError naming path, the benchmark name and metric."""
+    if _finite(v):
+        return float(v)
+    if isinstance(v, int) and not isinstance(v, bool) and not _finite(v):
+        digits = len(str(abs(v)))
+        raise RecordError("%s: benchmark %s: %s %s...(%d digits) is not a finite number (too "
+                          "large for a float)" % (path, text(path, name), metric,
+                                                  str(v)[:12], digits))
+    return None
+
+
+def text(path, name):
+    """repr of a benchmark name (str) for messages; RecordError naming path when it is not
+    valid Unicode (a lone surrogate such as the JSON escape \\ud800: SQLite stores UTF-8)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise RecordError("%s: benchmark name %s is not valid Unicode (a lone surrogate "
+                          "U+%04X at character %d)" % (path, ascii(name), ord(name[e.start]),
+                                                       e.start)) from e
+    return repr(name)
 
 
 def _spread(values):
@@ -164,6 +196,7 @@ def _collect(path, benchmarks):
             raise RecordError("%s: benchmarks[%d] is not a google-benchmark row (no name)" %
                               (path, i))
         name = b.get("run_name") or b["name"]
+        text(path, name)
         if b.get("error_occurred") or b.get("skipped") or b["name"].endswith(("_BigO", "_RMS")):
             continue
         if b.get("run_type") == "aggregate":
@@ -171,15 +204,16 @@ def _collect(path, benchmarks):
             continue
         scale = _row_unit(path, b)
         for metric in ("cpu_time", "real_time"):
-            v = b.get(metric)
-            if _finite(v):
+            v = number(path, name, metric, b.get(metric))
+            if v is not None:
                 reps.setdefault(name, {}).setdefault(metric, []).append(v * scale)
     return reps, aggs
 
 
 def measurements_of(path, benchmarks, verified):
     """The measurement dicts of a run's benchmark rows (see the module's docstring); raises
-    RecordError on a row that is not google-benchmark's."""
+    RecordError naming path on a row that is not google-benchmark's, a benchmark name that is
+    not valid Unicode, or a time that is an integer too large for a float."""
     reps, aggs = _collect(path, benchmarks)
     out = []
     for name, metrics in reps.items():
@@ -193,11 +227,12 @@ def measurements_of(path, benchmarks, verified):
             continue
         scale = _row_unit(path, med)
         for metric in ("cpu_time", "real_time"):
-            if not _finite(med.get(metric)):
+            if number(path, name, metric, med.get(metric)) is None:
                 continue
             cvrow = rows.get("cv") or {}
             cv = cvrow.get(metric) if _finite(cvrow.get(metric)) else None
-            out.append(dict(benchmark=name, metric=metric, value=med[metric] * scale, unit="s",
+            out.append(dict(benchmark=name, metric=metric, value=float(med[metric]) * scale,
+                            unit="s",
                             lower=None, upper=None, repetitions=med.get("repetitions"),
                             cv=cv, verified=verified))
     return out
@@ -246,7 +281,7 @@ def from_run_json(path, kind, root, branch=None, selection=None):
     """The Record of a run JSON file at path (str) recorded as kind ('bench', 'import', ...);
     root: the git repository revisions resolve in. Raises RecordError (NotARun for hotbench's
     e2e/peers files) naming the file: unreadable, not JSON or truncated, not hotbench's, no
-    benchmark timed."""
+    benchmark timed, a benchmark name that is not valid Unicode, a time not a finite number."""
     doc, digest = _load_json(path, "a hotbench run JSON")
     ctx = _check_context(path, doc)
     verified = 1 if ctx.get("hb_manifest") else None

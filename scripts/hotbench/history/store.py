@@ -85,18 +85,30 @@ def write(con, rec):
         raise
 
 
+def _read(src, path, sql, params=()):
+    """src.execute(sql, params).fetchall() on a source database; its sqlite3 errors (a corrupt
+    page, text that is not UTF-8) become SchemaError naming path: the source is refused, not
+    the target blamed."""
+    try:
+        return src.execute(sql, params).fetchall()
+    except sqlite3.Error as e:
+        raise schema.SchemaError("%s: cannot read it (%s: %s)" % (path, type(e).__name__, e)) \
+            from e
+
+
 def merge(con, other_path):
     """Copies every run of the history database at other_path (str) with its measurements into
     con, in one transaction; runs already there (same digest; without a digest, the same
-    revision, machine, kind and recording time) are skipped. Returns (added, skipped). Raises
-    schema.SchemaError when other_path is not a history database of this version; on any error
-    nothing is added."""
-    src = schema.connect(other_path, create=False)
+    revision, machine, kind and recording time) are skipped. Returns (added, skipped). The
+    source is opened read-only and never changed. Raises schema.SchemaError when other_path is
+    not a history database of this version or cannot be read; sqlite3 errors of con propagate;
+    on any error nothing is added."""
+    src = schema.connect(other_path, create=False, readonly=True)
     try:
-        have = {r[1] for r in src.execute("PRAGMA table_info(runs)")}
+        have = {r[1] for r in _read(src, other_path, "PRAGMA table_info(runs)")}
         cols = [c for c in RUN_COLUMNS if c in have]
-        runs = src.execute("SELECT id,%s FROM runs ORDER BY id" % ",".join(cols)).fetchall()
-        mcols = ",".join(MEASUREMENT_COLUMNS)
+        runs = _read(src, other_path, "SELECT id,%s FROM runs ORDER BY id" % ",".join(cols))
+        sql = "SELECT %s FROM measurements WHERE run_id=?" % ",".join(MEASUREMENT_COLUMNS)
         added = skipped = 0
         con.execute("BEGIN IMMEDIATE")
         try:
@@ -105,8 +117,8 @@ def merge(con, other_path):
                 if _existing(con, run) is not None:
                     skipped += 1
                     continue
-                ms = [dict(zip(MEASUREMENT_COLUMNS, m)) for m in src.execute(
-                    "SELECT %s FROM measurements WHERE run_id=?" % mcols, (row[0],))]
+                ms = [dict(zip(MEASUREMENT_COLUMNS, m))
+                      for m in _read(src, other_path, sql, (row[0],))]
                 _insert(con, run, ms)
                 added += 1
             con.execute("COMMIT")
