@@ -30,21 +30,25 @@ Under a series with no change, the chance of reporting any change point is at mo
 Location (refine). The search's tau lies in [s, L-s]: a shift in the last (or first) k < s
 points of a segment can only be split at L-s (or s), k points away from it. The test answers
 THAT the segment changed; WHERE is then re-estimated by a least-absolute-deviation two-segment
-fit on the points near tau that the test compared, W = Z_a+1..Z_b with a = max(0, tau-2s) and
-b = min(kappa, tau+2s): the t minimising sum|W_i - med(W before t)| + sum|W_i - med(W from
-t on)| over t in [tau-(s-1), tau+(s-1)], at least one point of W on each side (so within the
-segment, between the neighbouring change points). Ties go to the t nearest tau, then the
-earliest. This is the L1 (median) M-estimate of one change point's location: J. Bai, "Least
-absolute deviation estimation of a shift", Econometric Theory 11(3):403-436, 1995 (consistent,
-robust to heavy tails); the cost is ruptures' CostL1. The window keeps a further change in the
-segment from pulling it (fitted on a whole 100-point segment with steps at 25, 50 and 75, the
-first split, at 50, moved to 54). The p-value and statistic stay those of the test at tau; the
-refined location becomes the segment bound for the rest of the search. So a shift in the last
-(or first) k >= 1 points is listed at its own commit once the test reaches significance, and
-not at all before: a 2x step in 40 points with 1% noise is found from k = 3 at level 0.05 and
-from k = 4 at 0.01 (k = 2 and 3, respectively, in most draws; k = 1 never: tests/
-test_changepoints.py, class Ends). A single outlying last point, when significant, looks the
-same as a shift at the last commit.
+fit on the points near tau that the test compared, W = Z_a+1..Z_b with a = max(0, tau-2s) and b
+= min(kappa, tau+2s): the t minimising sum|W_i - med(W before t)| + sum|W_i - med(W from t on)|
+over t in [tau-(s-1), tau+(s-1)], at least one point of W on each side (so within the segment,
+between the neighbouring change points). Ties go to the t nearest tau, then the earliest. This
+is the L1 (median) M-estimate of one change point's location: J. Bai, "Least absolute deviation
+estimation of a shift", Econometric Theory 11(3):403-436, 1995 (consistent, robust to heavy
+tails); the cost is ruptures' CostL1. The window keeps a further change in the segment from
+pulling it (fitted on a whole 100-point segment with steps at 25, 50 and 75, the first split, at
+50, moved to 54). The p-value and statistic stay those of the test at tau; the refined location
+becomes the segment bound for the rest of the search. So a shift (well above the noise) in the
+last (or first) k >= 1 points is listed at its own commit once the test reaches significance,
+and not at all before: a 2x step in 40 points with 1% noise is found from k = 3 at level 0.05
+and from k = 4 at 0.01 (k = 2 and 3, respectively, in most draws; k = 1 never:
+tests/test_changepoints.py, class Ends). A single outlying last point, when significant, looks
+the same as a shift at the last commit. Refining every split, not only one at the limit: on 40
+draws each of 9 cases (a +3% or +5% step in 1% noise, 40 or 60 points, mid-series and within 5
+of an end, alpha 0.01) it listed 257 at the right commit and 7 two or more away, against 247 and
+13 when refining only splits at the limit (a moderate tail shift's tau may stop short of the
+limit); mid-series, the two differ by a draw or two either way.
 
 Implementation: all (tau, kappa) of a segment at once from 2-D prefix sums of the distance
 matrix, permutations in batches (B, L, L). Cost per candidate: O(R L^2) time, O(chunk L^2)
@@ -65,9 +69,10 @@ _CHUNK = 64  # permutations per batch
 class ChangePoint:
     """One change point: index is the first position of the new segment (0-based in the series
     given to e_divisive: the point that differs from those before it; the test's split moved
-    by refine(), at most min_size-1 away), pvalue the permutation p-value (in [1/(R+1), 1]),
-    statistic the Q of the test's split (units: the series' units to the power exponent), order
-    the step of the bisection that found it (1 = first)."""
+    by refine(), at most min_size-1 away), pvalue the
+    permutation p-value (in [1/(R+1), 1]), statistic the Q of the test's split (units: the
+    series' units to the power exponent), order the step of the bisection that found it (1 =
+    first)."""
     index: int
     pvalue: float
     statistic: float
@@ -224,7 +229,7 @@ def e_divisive(z, sig_level=0.05, permutations=199, min_size=5, exponent=1.0, se
                                   min_size, exponent, rng)
         if p > sig_level:
             break
-        # the fit sees the points near tau the test compared (X's last 2 min_size, Y up to
+        # refined on the points near tau the test compared (X's last 2 min_size, Y up to
         # kappa), so that another change further away does not pull it (module docstring)
         a = cand[0] + max(0, tau - 2 * min_size)
         b = cand[0] + min(kappa, tau + 2 * min_size)
