@@ -2,7 +2,8 @@
 """test_changepoints.py - E-divisive means (scripts/hotbench/history/changepoints.py) on synthetic
 series with known shifts and noise: the statistic against a direct evaluation of the paper's
 formula, shifts found at the planted commits, none in pure noise beyond what the significance
-level allows, heavy tails, a slow ramp, short and constant series. Every random draw has a
+level allows, heavy tails, a slow ramp, short and constant series, shifts in the first or last
+few points (listed at their commit or not at all). Every random draw has a
 fixed seed: the test is deterministic. Correctness only, never timings."""
 
 import math
@@ -132,6 +133,43 @@ class Shifts(unittest.TestCase):
         cps = found(z)
         self.assertGreaterEqual(len(cps), 2, cps)
         self.assertTrue(all(15 - MIN <= i <= 45 + MIN for i in cps), cps)
+
+
+class Ends(unittest.TestCase):
+    # A 2x step (69 noise sd) in the first or last k of 40 commits. The search's split cannot
+    # lie closer than MIN to an end, so before the refinement (changepoints.refine) a tail of
+    # k < MIN was listed at 40 - MIN (or MIN): a commit still at the old level. Now: listed at
+    # the commit that changed, or (k too small for the test to reach alpha) not at all; never
+    # elsewhere. rows: (alpha, k from which it must be found)
+    ROWS = [(0.05, 3), (0.01, 4)]
+
+    def test_tail_shifts_listed_at_the_changed_commit_or_not_at_all(self):
+        for alpha, must in self.ROWS:
+            for k in range(1, 7):
+                for start in (False, True):
+                    for seed in range(3):
+                        z = np.random.default_rng(700 + seed).normal(0, 0.01, 40)
+                        true = k if start else 40 - k
+                        if start:
+                            z[:k] += math.log(2)
+                        else:
+                            z[true:] += math.log(2)
+                        got = found(z, sig_level=alpha, seed=seed)
+                        why = (alpha, k, "start" if start else "end", seed, got)
+                        self.assertIn(got, ([true], []) if k < must else ([true],), why)
+
+    def test_refine_is_the_least_absolute_deviation_split(self):
+        # rows: (series, search's tau, min_size, expected t, why)
+        for z, tau, s, want, why in (
+                ([0] * 35 + [1] * 5, 35, 5, 35, "already right"),
+                ([0] * 37 + [1] * 3, 35, 5, 37, "a tail of 3: moved to it"),
+                ([0] * 39 + [1], 35, 5, 39, "one last point"),
+                ([1] * 2 + [0] * 38, 5, 5, 2, "a head of 2"),
+                ([0] * 30 + [1] * 10, 35, 3, 33, "window tau +- (min_size - 1) only"),
+                ([0.0] * 10, 5, 5, 5, "no change: ties stay at tau")):
+            self.assertEqual(cp.refine(np.array(z, float), tau, s), want, why)
+        with self.assertRaises(ValueError):
+            cp.refine(np.zeros(5), 5, 2)
 
 
 class NoShift(unittest.TestCase):

@@ -236,6 +236,68 @@ class Page(unittest.TestCase):
         self.assertEqual(run_page(self.db, self.out)[0], 0)
         self.assertIn("no commit): 1.", "".join(parse(self.out)[0].text))
 
+    def test_shift_in_the_newest_or_first_commits_listed_at_its_commit(self):
+        # 2x in the last 4 of 40 commits, and 2x in the first 4 (from commit 4 on, half): the
+        # search's split cannot lie nearer an end than --min-size (5), so before the location
+        # was refined both were listed at a commit still at the old level (35, and 5); now at
+        # 36 and 4, with the medians of the refined segments
+        tail, head = "fam/tail/n:1", "fam/head/n:1"
+        build_db(self.db, 40, {tail: 1e-6, head: 2e-6},
+                 shifts={(tail, 36): 1.0, (head, 4): -0.5})
+        self.assertEqual(run_page(self.db, self.out)[0], 0)
+        rows = {r[4].strip(): r for r in parse(self.out)[0].rows}
+        self.assertEqual(sorted(rows), [head, tail])
+        for name, at in ((tail, 36), (head, 4)):
+            commit = rows[name][3].strip()
+            self.assertTrue(commit.startswith(sha(at)[:7]), (name, commit))
+            self.assertIn("(after %s)" % sha(at - 1)[:7], commit)
+        con = schema.connect(self.db)
+        _, ts, _ = trends.load(con, "cpu_time")
+        con.close()
+        for t in ts:
+            (s,) = trends.detect(t, 0.01, 199, 5, seed=3).shifts
+            v = [p.value for p in t.points]
+            at = 36 if t.benchmark == tail else 4
+            self.assertEqual((s.x, s.previous), (at, at - 1))
+            self.assertEqual((s.before, s.after), (np.median(v[:at]), np.median(v[at:])))
+            self.assertAlmostEqual(s.relative, 1.0 if t.benchmark == tail else -0.5, delta=0.03)
+
+    def test_unknown_revisions_left_out(self):
+        # three builds outside git (revision "unknown", 1, 2 and 3 us) were pooled into one
+        # commit "unknown" (median 2 us, 3 runs); now left out like -dirty runs, and counted
+        build_db(self.db, 12, {"fam/x/n:1": 1e-6})
+        con = schema.connect(self.db)
+        for i, rev in enumerate(("unknown", "unknown", "unknown", "c-dirty")):
+            rid = con.execute("INSERT INTO runs(revision, commit_time, machine, profile, kind,"
+                              " recorded_at) VALUES (?, NULL, ?, 'quick', 'bench', ?)",
+                              (rev, "m" * 40, "2026-03-0%dT00:00:00Z" % (i + 1))).lastrowid
+            con.execute("INSERT INTO measurements(run_id, benchmark, metric, value, unit) "
+                        "VALUES (?, 'fam/x/n:1', 'cpu_time', ?, 's')", (rid, (i + 1) * 1e-6))
+        con.commit()
+        commits, ts, left_out = trends.load(con, "cpu_time")
+        con.close()
+        self.assertEqual([c.revision for c in commits], [sha(i) for i in range(12)])
+        self.assertEqual((len(ts[0].points), left_out), (12, 4))
+        self.assertEqual(run_page(self.db, self.out)[0], 0)
+        text = " ".join(" ".join(parse(self.out)[0].text).split())
+        self.assertIn("Runs of modified trees or unknown revisions left out", text)
+        self.assertIn("no commit): 4.", text)
+
+    def test_long_benchmark_names(self):
+        # a 300-character name gave OSError "File name too long" and no page; two long names
+        # that differ only after the kept prefix must not share a chart file
+        names = {"fam/" + "x" * 296: 1e-6, "fam/" + "y" * 295 + "1": 2e-6,
+                 "fam/" + "y" * 295 + "2": 3e-6}
+        build_db(self.db, 12, names)
+        self.assertEqual(run_page(self.db, self.out)[0], 0)
+        p, _ = parse(self.out)
+        self.assertEqual(len(set(p.imgs)), 3, p.imgs)
+        for src in p.imgs:
+            self.assertLessEqual(len(os.path.basename(src)), 120, src)
+            self.assertTrue(os.path.isfile(os.path.join(self.out, src)), src)
+        self.assertEqual(len(os.listdir(os.path.join(self.out, "charts"))), 3)
+        self.assertEqual(page.chart_file("b-fam-x"), "b-fam-x.png")  # short names unchanged
+
     def test_too_few_points_says_so(self):
         build_db(self.db, 6, {"fam/x/n:1": 1e-6}, shifts={("fam/x/n:1", 3): 1.0})
         self.assertEqual(run_page(self.db, self.out, "--min-size", "5")[0], 0)

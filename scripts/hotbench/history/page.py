@@ -7,6 +7,7 @@ scripts/history.py calls add_arguments(parser) and run(args); docs/history-page.
 page, the method and its parameters.
 """
 
+import hashlib
 import os
 import re
 import sqlite3
@@ -35,7 +36,8 @@ def add_arguments(parser):
                         help="permutations per test; p-values are multiples of 1/(N+1) "
                              "(default: %(default)s)")
     parser.add_argument("--min-size", type=int, default=5,
-                        help="fewest commits on either side of a change point (default: "
+                        help="fewest commits on either side of the search's split; a change "
+                             "point found may then be moved nearer an end (default: "
                              "%(default)s)")
     parser.add_argument("--exponent", type=float, default=1.0,
                         help="the divergence's exponent, in (0, 2) (default: %(default)s)")
@@ -131,7 +133,8 @@ def _draw_all(series, commits, out, colours):
     start = last = time.monotonic()
     for i, t in enumerate(series):
         anchor = _anchor(t.benchmark, used)
-        f = trendcharts.draw(t, commits, os.path.join(folder, anchor + ".png"), colours.get)
+        f = trendcharts.draw(t, commits, os.path.join(folder, chart_file(anchor)),
+                             colours.get)
         names[t.benchmark] = (anchor, "charts/" + f)
         now = time.monotonic()
         if now - last >= 10:
@@ -152,6 +155,19 @@ def _setup_colours(series):
             first[p.setup] = min(first.get(p.setup, p.x), p.x)
     pal = trendcharts.SETUP_COLOURS
     return {m: pal[i % len(pal)] for i, m in enumerate(sorted(first, key=lambda m: (first[m], m)))}
+
+
+MAX_STEM = 100  # a chart file's name without '.png'; file systems allow 255 bytes
+
+
+def chart_file(anchor):
+    """The PNG file name (str) of the chart of a benchmark whose anchor (_anchor: unique on the
+    page, ASCII) is given: anchor + '.png' when the anchor has at most MAX_STEM characters, else
+    its first 80, '-', and 16 hex digits of its SHA-256 (distinct anchors, distinct names; a
+    300-character benchmark name gave OSError 'File name too long')."""
+    if len(anchor) <= MAX_STEM:
+        return anchor + ".png"
+    return "%s-%s.png" % (anchor[:80], hashlib.sha256(anchor.encode()).hexdigest()[:16])
 
 
 def _anchor(name, used):

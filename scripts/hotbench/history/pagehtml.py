@@ -51,7 +51,8 @@ def page(opts, commits, series, shifts, charts, dirty, colours):
     """The whole page. opts: the parsed options (metric, alpha, permutations, min_size,
     exponent, seed, filter, profile, branch, history); commits: trends.Commit list; series: trends.Trend
     list with shifts; shifts: every shift, in the summary's order; charts: {benchmark: (anchor,
-    PNG path relative to the page)}; dirty: runs of modified trees left out; colours: {setup:
+    PNG path relative to the page)}; dirty: runs left out (modified trees, unknown revisions:
+    trends.load); colours: {setup:
     colour}. Returns the HTML text."""
     parts = [head("hotbench history: " + opts.metric),
              "<h1>hotbench history: %s</h1>\n" % html.escape(opts.metric),
@@ -82,7 +83,9 @@ def _summary(opts, commits, series, shifts, dirty, colours):
             "".join(", %s %s" % (k, html.escape(v)) for k, v in (("profile", opts.profile),
                                                                 ("branch", opts.branch)) if v)),
         "<p>Change points: E-divisive means with a permutation test (Matteson and James, JASA "
-        "2014), within each setup's points; exponent %g, at least %d commits on either side, "
+        "2014), within each setup's points; exponent %g, at least %d commits on either side "
+        "of the search's split (the location of a change point found is then refined by a "
+        "least-absolute-deviation fit, so one in the newest commits is listed at its commit), "
         "%d permutations (the least p-value is %.3g), level &alpha; = %g, seed %d. %d series "
         "were tested: where nothing changed, about %.1f change points would still be listed "
         "by chance (series &times; &alpha;). A p-value at its least means no permutation came "
@@ -91,8 +94,9 @@ def _summary(opts, commits, series, shifts, dirty, colours):
             opts.alpha, opts.seed, tested, tested * opts.alpha),
     ]
     if dirty:
-        lines.append('<p class="note">Runs of modified trees left out (revision ending in '
-                     "-dirty: no commit): %d.</p>" % dirty)
+        lines.append('<p class="note">Runs of modified trees or unknown revisions left out '
+                     '(revision ending in -dirty, or "unknown": a build outside git; no commit): '
+                     "%d.</p>" % dirty)
     lines.append("<p>Setups (machine, profile, method): %s. A dotted grey line marks a change "
                  "of setup on a chart: change points are never searched across one.</p>\n" %
                  ", ".join('<span class="swatch" style="background:%s"></span> <code>%s</code>'

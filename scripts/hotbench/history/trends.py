@@ -4,7 +4,9 @@ points of each (changepoints.e_divisive). No drawing, no HTML: the page (page.py
 
 The rules (docs/history-page.md):
   * x axis: the commits, ordered by commit_time, then by the first recorded_at of their runs,
-    then by revision. A revision ending in '-dirty' (a modified tree) is no commit: left out.
+    then by revision. A revision ending in '-dirty' (a modified tree) is no commit: left out;
+    so is the revision 'unknown' (or an empty one): a build outside git, which record.py
+    records so (several different builds would otherwise be pooled as one commit).
   * a setup is what a figure depends on besides the code: the machine (fingerprint), the
     profile, and the method (a compare's head CPU time, the least of each process's
     repetitions, is not a bench run's median: kind 'compare' is its own method, every other
@@ -102,8 +104,9 @@ def load(con, metric, pattern=None, profile=None, branch=None):
     pattern: a regular expression searched in each benchmark name (None: all); profile: only
     runs of that profile (None: all); branch: only runs recorded on that branch (None: all).
     Returns (commits: list of Commit by index, trends: list of
-    Trend by benchmark name, without shifts, dirty: how many runs of modified trees were
-    left out). Raises re.error on a bad pattern."""
+    Trend by benchmark name, without shifts, dirty: how many runs were left out for having
+    no commit: modified trees ('-dirty') and unknown revisions ('unknown' or empty: see
+    unknown_revision)). Raises re.error on a bad pattern."""
     rx = re.compile(pattern) if pattern else None
     sql = ("SELECT r.revision, r.commit_time, r.recorded_at, r.machine, m.benchmark, m.value,"
            " m.lower, m.upper, m.unit, r.id, r.profile, r.kind FROM measurements m"
@@ -113,7 +116,7 @@ def load(con, metric, pattern=None, profile=None, branch=None):
     params = [metric] + [v for v in (profile, branch) if v]
     rows, dirty = [], set()
     for row in con.execute(sql, params):
-        if row[0].endswith("-dirty"):
+        if unknown_revision(row[0]):
             dirty.add(row[9])
         elif (rx is None or rx.search(row[4])) and math.isfinite(row[5]):
             rows.append(row)  # (an infinite value, which SQLite can hold, is no measurement)
@@ -134,6 +137,12 @@ def load(con, metric, pattern=None, profile=None, branch=None):
     trends = [Trend(b, units[b], [_pool(x, setup, runs) for (x, setup), runs in
                                   sorted(groups[b].items())]) for b in sorted(groups)]
     return commits, trends, len(dirty)
+
+
+def unknown_revision(revision):
+    """True when a run's revision (str) names no commit: a modified tree (ending in '-dirty'),
+    or a build outside git ('unknown', the value hotbench records then, or empty)."""
+    return revision.endswith("-dirty") or revision.strip() in ("", "unknown")
 
 
 def setup_key(machine, profile, kind):
