@@ -222,7 +222,7 @@ bisect: deps
 #                   worktree cached in build-rev/<commit>/ (the compare's), runs it on the
 #                   cases' gate.select (or FILTER) and records it (kind 'backfill'); a line per
 #                   commit with the elapsed and remaining time; 2-2.5 min per commit measured on
-#                   the shared 2-vCPU VM under load 5-6, about 1 min expected idle. Resumes:
+#                   the shared 2-vCPU VM under load 5-6, 1:37 at load 1.5-3. Resumes:
 #                   commits recorded for this machine and selection are skipped. A commit that
 #                   does not build is reported and skipped.
 # `make bench`, `make bench-quick`, `make compare` and `make bench-ci` append their own run.
