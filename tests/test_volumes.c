@@ -26,6 +26,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "hb_guard.h"
+
 #include "hb_err.h"
 #include "hb_gen_xml.h"
 #include "hb_prng.h"
@@ -35,27 +37,6 @@
 
 /* ---- memory ending at a PROT_NONE page -------------------------------------------------- */
 
-static uint8_t *g_base, *g_end;
-static size_t g_map;
-
-static void guard_init(void)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    g_map = GUARD_CAP + page;
-    g_base = mmap(NULL, g_map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(g_base != MAP_FAILED);
-    assert_int_equal(mprotect(g_base + GUARD_CAP, page, PROT_NONE), 0);
-    g_end = g_base + GUARD_CAP;
-}
-
-/* A copy of doc whose last byte is the byte before the guard page. */
-static const uint8_t *guard_place(const void *doc, size_t len)
-{
-    assert_true(len <= GUARD_CAP);
-    uint8_t *dst = g_end - len;
-    memcpy(dst, doc, len);
-    return dst;
-}
 
 /* ---- JSON into a growing string ----------------------------------------------------------- */
 
@@ -308,7 +289,7 @@ static void check_one(const hb_vol_strategy *s, const uint8_t *doc, size_t len, 
 {
     hb_volumes v;
     hb_vol_error err;
-    const uint8_t *d = guard_place(doc, len);
+    const uint8_t *d = hb_guard_place(doc, len);
     int rc = hb_volumes_decode(s, d, len, piece, &v, &err);
     if (json) {
         if (rc != HB_OK)
@@ -419,7 +400,7 @@ static void check_other_encoding(const uint8_t *doc, size_t len, const char *jso
         if (strcmp(s->name, "fast") == 0) {
             hb_volumes v;
             hb_vol_error err;
-            int rc = hb_volumes_decode(s, guard_place(doc, len), len, 0, &v, &err);
+            int rc = hb_volumes_decode(s, hb_guard_place(doc, len), len, 0, &v, &err);
             if (rc == HB_OK || strncmp(err.reason, "unsupported: ", 13) != 0)
                 fail_msg("%s: fast gives %d (%s), expected an 'unsupported' refusal", why, rc,
                          rc == HB_OK ? "accepted" : err.reason);
@@ -529,7 +510,7 @@ static void test_error_columns(void **state)
             hb_volumes v;
             hb_vol_error err;
             size_t len = strlen(cols[i].doc);
-            assert_int_equal(hb_volumes_decode(s, guard_place(cols[i].doc, len), len, 0, &v, &err),
+            assert_int_equal(hb_volumes_decode(s, hb_guard_place(cols[i].doc, len), len, 0, &v, &err),
                              HB_EPARSE);
             if (err.line != cols[i].line || err.column != cols[i].column)
                 fail_msg("row %zu: %s says line %llu, column %llu; expected %llu, %llu", i, s->name,
@@ -600,7 +581,7 @@ static void test_very_deep(void **state)
         const hb_vol_strategy *s = &hb_vol_strategies[k];
         hb_volumes v;
         hb_vol_error err;
-        int rc = hb_volumes_decode(s, guard_place(doc, len), len, 0, &v, &err);
+        int rc = hb_volumes_decode(s, hb_guard_place(doc, len), len, 0, &v, &err);
         if (strcmp(s->name, "expat-tree") == 0) {
             assert_int_equal(rc, HB_ELIMIT);
         } else if (strcmp(s->name, "libxml2-dom") == 0) {
@@ -687,7 +668,7 @@ static void against_reference(const uint8_t *doc, size_t len, const char *what)
 {
     hb_volumes ref, v;
     hb_vol_error err;
-    const uint8_t *d = guard_place(doc, len);
+    const uint8_t *d = hb_guard_place(doc, len);
     int rc = hb_volumes_decode(hb_vol_find(HB_VOL_REFERENCE), d, len, 0, &ref, &err);
     if (rc != HB_OK)
         fail_msg("%s: the reference rejects it: %s at line %llu, column %llu\n%.*s", what,
@@ -1016,7 +997,7 @@ static void test_mutations(void **state)
         }
         hb_volumes a;
         hb_vol_error ea;
-        const uint8_t *d = guard_place(mut, len);
+        const uint8_t *d = hb_guard_place(mut, len);
         int ra = hb_volumes_decode(ref, d, len, 0, &a, &ea);
         for (size_t k = 0; k < hb_vol_strategy_count; k++) {
             const hb_vol_strategy *s = &hb_vol_strategies[k];
@@ -1148,7 +1129,7 @@ static void test_poisoned_heap(void **state)
 
 int main(void)
 {
-    guard_init();
+    hb_guard_init(GUARD_CAP);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_nul_rows),

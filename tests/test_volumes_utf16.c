@@ -23,6 +23,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "hb_guard.h"
+
 #include "hb_err.h"
 #include "hb_volumes.h"
 #include "volumes_impl.h"
@@ -31,26 +33,6 @@
 
 /* ---- memory ending at a PROT_NONE page -------------------------------------------------- */
 
-static uint8_t *g_end;
-
-static void guard_init(void)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uint8_t *base =
-        mmap(NULL, GUARD_CAP + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(base != MAP_FAILED);
-    assert_int_equal(mprotect(base + GUARD_CAP, page, PROT_NONE), 0);
-    g_end = base + GUARD_CAP;
-}
-
-/* A copy of doc whose last byte is the byte before the guard page. */
-static const uint8_t *guard_place(const uint8_t *doc, size_t len)
-{
-    assert_true(len <= GUARD_CAP);
-    uint8_t *dst = g_end - len;
-    memcpy(dst, doc, len);
-    return dst;
-}
 
 /* ---- JSON into a string ------------------------------------------------------------------ */
 
@@ -209,7 +191,7 @@ static void check_one(const hb_vol_strategy *s, const row *r, const uint8_t *doc
 {
     hb_volumes v;
     hb_vol_error err;
-    int rc = hb_volumes_decode(s, guard_place(doc, len), len, piece, &v, &err);
+    int rc = hb_volumes_decode(s, hb_guard_place(doc, len), len, piece, &v, &err);
     if (strcmp(s->name, "fast") == 0 && (r->enc == E_LE || r->enc == E_BE)) {
         if (rc == HB_OK || strncmp(err.reason, "unsupported: ", 13) != 0)
             fail_msg("%s: fast gives %d (%s), expected an 'unsupported: ' refusal", r->why, rc,
@@ -363,7 +345,7 @@ static void test_version_ok(void **state)
 
 int main(void)
 {
-    guard_init();
+    hb_guard_init(GUARD_CAP);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_every_piece_size),
