@@ -4,10 +4,10 @@
     scripts/history.py import [FILE|DIR|DB ...]   make history-import [FILES=...]
     scripts/history.py run A..B [--filter ERE]    make history-run REVS=A..B [FILTER=...]
     scripts/history.py record FILE|DIR            one run JSON or compare folder, now
-    scripts/history.py page ...                   the trend page (when its module is present)
+    scripts/history.py page ...                   the trend page (make history)
 
 `make bench`, `make bench-quick`, `make compare` and `make bench-ci` append their run by
-themselves (--no-history skips it). The database is $HB_HISTORY, else results/history.sqlite;
+themselves (HB_HISTORY=off, or their --no-history, skips it). The database is $HB_HISTORY, else results/history.sqlite;
 --history PATH names another.
 """
 
@@ -31,10 +31,8 @@ per commit: i/n, sha, subject, elapsed and estimated remaining time.
 Default selection: what the compare screens, the cases' gate.select (every case and strategy,
 a few sizes each; the commit's own manifest: about 270 benchmarks) at --hb_profile=full
 --hb_budget=%g --hb_repetitions=%d --benchmark_min_time=%g, with the compare's pinned malloc
-thresholds. Measured here at 5908cff (`make history-run REVS=HEAD~3..HEAD`) on the 2-vCPU
-EPYC VM shared with four other engineers' builds and tests (load 5-6): 2:11, 2:11 and 2:24 per
-commit, of which the fresh build took 1:09-1:17 and the run 0:57-1:07; a cached build takes
-0 s. At cd5ac0e on a fresh clone at load 1.5-3: 1:37 (build 0:49, run 0:47).
+thresholds. About 1.5-2.5 minutes per commit on 2 vCPUs: a fresh build 0:49-1:17 and the run
+0:47-1:07 (measured at load 1.5-3 and 5-6; docs/history.md); a cached build costs nothing.
 FILTER (--filter) narrows it.
 
 Resumable: a commit already recorded for this machine with the same selection (--filter,
@@ -44,10 +42,10 @@ lacks an option is reported (an option it lacks is left out or replaced, and sai
 others go on. The run JSON files stay in results/runs/backfill/.
 Exit status: 0 every commit recorded or skipped, 1 some commit failed, 2 usage, 130 Ctrl-C.""" % (
     backfill.DEFAULT_BUDGET, backfill.DEFAULT_REPETITIONS, backfill.DEFAULT_MIN_TIME)
-IMPORT_HELP = """Records run JSON files (kind 'import'), compare folders (results/runs/
-<UTC>-compare/) and other history databases (their runs merged, with their own kinds): what
-several runners' results/history.sqlite files become one history with. Default: results/runs/
-*.json and results/runs/*-compare/. Each source is one transaction and recorded once (the
+IMPORT_HELP = """Records run JSON files (kind 'import'), compare folders
+(results/runs/<UTC>-compare/) and other history databases (their runs merged, with their own
+kinds): what several runners' results/history.sqlite files become one history with. Default:
+results/runs/*.json and results/runs/*-compare/. Each source is one transaction and recorded once (the
 sha256 of its bytes); a corrupt or foreign file is refused, named with the reason, and leaves
 nothing behind; hotbench's e2e and peers files are not runs and are passed over.
 Exit status: 0, 1 when a source was refused, 2 usage."""
