@@ -42,8 +42,8 @@ lacks an option is reported (an option it lacks is left out or replaced, and sai
 others go on. The run JSON files stay in results/runs/backfill/.
 Exit status: 0 every commit recorded or skipped, 1 some commit failed, 2 usage, 130 Ctrl-C.""" % (
     backfill.DEFAULT_BUDGET, backfill.DEFAULT_REPETITIONS, backfill.DEFAULT_MIN_TIME)
-IMPORT_HELP = """Records run JSON files (kind 'import'), compare folders
-(results/runs/<UTC>-compare/) and other history databases (their runs merged, with their own
+IMPORT_HELP = """Records run JSON files (kind 'import'), compare folders (kind 'compare',
+results/runs/<UTC>-compare/) and other history databases (their runs merged, with their own
 kinds): what several runners' results/history.sqlite files become one history with. Default:
 results/runs/*.json and results/runs/*-compare/. Each source is one transaction and recorded once (the
 sha256 of its bytes); a corrupt or foreign file is refused, named with the reason, and leaves
@@ -78,7 +78,8 @@ def cmd_record(args):
     own content: RecordError, or importer.SOURCE_ERRORS at the write, rolled back), 2 through
     main when the database is not a history or fails."""
     try:
-        rec = (from_compare_dir(args.source, args.kind, ROOT) if os.path.isdir(args.source)
+        kind = "compare" if os.path.isdir(args.source) and args.kind == "import" else args.kind
+        rec = (from_compare_dir(args.source, kind, ROOT) if os.path.isdir(args.source)
                else from_run_json(args.source, args.kind, ROOT))
     except RecordError as e:
         print("history record: refused: %s" % e, file=sys.stderr)
@@ -169,7 +170,8 @@ def parser():
     p.add_argument("source", metavar="FILE|DIR")
     p.add_argument("--kind", default="import", choices=("import", "bench", "bench-quick",
                                                         "bench-ci", "compare"),
-                   help="the runs.kind recorded (default %(default)s)")
+                   help="the runs.kind recorded (default %(default)s; 'compare' for a "
+                   "compare folder)")
     p.set_defaults(func=cmd_record)
     page = page_module()
     if page is not None:

@@ -347,6 +347,17 @@ class Compare(Case):
         s = importer.import_all(self.db, [folder], TOP, log=lambda m: None)  # already there
         self.assertEqual((s.added, s.already), (0, 1))
 
+    def test_imported_compare_folder_is_a_compare(self):
+        # the page keeps a compare's figures (the least repetition per process) apart from runs'
+        # medians by kind: an imported compare folder must not look like a run
+        from hotbench.history import trends
+        folder = compare_folder(os.path.join(self.tmp, "20261202T000000Z-compare"), "abc")
+        importer.import_all(self.db, [folder], TOP, log=lambda m: None)
+        self.assertEqual(self.query("SELECT kind FROM runs"), [("compare",)])
+        self.assertEqual([trends.setup_key("m", "full", k).split("|")[2]
+                          for k in ("compare", "bench-ci", "import", "bench", "backfill")],
+                         ["compare", "compare", "run", "run", "run"])
+
     def test_not_a_compare(self):
         folder = os.path.join(self.tmp, "x-compare")
         os.makedirs(folder)

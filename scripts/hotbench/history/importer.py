@@ -1,7 +1,7 @@
 """importer - `make history-import`: run JSON files, compare folders and other history
 databases into this one, each source in its own transaction, each recorded once.
 
-A run JSON or a compare folder is recorded with kind 'import' (record.py, fromcompare.py); a
+A run JSON is recorded with kind 'import', a compare folder with kind 'compare' (record.py, fromcompare.py); a
 file starting with SQLite's header is another runner's history.sqlite, whose runs are merged
 with their own kinds (store.merge). A refused source (not JSON, truncated, not hotbench's, a
 database of another schema) is named with the reason and leaves nothing behind.
@@ -45,7 +45,7 @@ def import_one(con, path, root, summary, log):
     (locked, disk full) and Ctrl-C propagate."""
     try:
         if os.path.isdir(path):
-            rec = from_compare_dir(path, "import", root)
+            rec = from_compare_dir(path, "compare", root)  # a compare's figures (trends.py)
         elif store.is_sqlite(path):
             added, skipped = store.merge(con, path)
             summary.merged += added

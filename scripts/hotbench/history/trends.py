@@ -9,7 +9,7 @@ The rules (docs/history-page.md):
     records so (several different builds would otherwise be pooled as one commit).
   * a setup is what a figure depends on besides the code: the machine (fingerprint), the
     profile, and the method (a compare's head CPU time, the least of each process's
-    repetitions, is not a bench run's median: kind 'compare' is its own method, every other
+    repetitions, is not a bench run's median: kinds 'compare' and 'bench-ci' are that method, every other
     kind 'run').
   * one point per (commit, setup): the runs of a commit in one setup are pooled; its value is
     the median of the runs' medians, its spread the least `lower` and greatest `upper` (the
@@ -147,7 +147,12 @@ def unknown_revision(revision):
 
 def setup_key(machine, profile, kind):
     """The setup of a run (module docstring) as one string: 'machine|profile|method'."""
-    return "%s|%s|%s" % (machine, profile or "-", "compare" if kind == "compare" else "run")
+    return "%s|%s|%s" % (machine, profile or "-", "compare" if kind in COMPARE_KINDS else "run")
+
+
+# the kinds whose figures a compare measured (make compare, make bench-ci; a compare folder
+# imported is recorded as 'compare' too): the head's least repetition per process, not a median
+COMPARE_KINDS = ("compare", "bench-ci")
 
 
 def setup_label(setup):
