@@ -191,9 +191,9 @@ static int zlib_gunzip(const uint8_t *z, size_t n, uint8_t **out, size_t *out_le
     return ok;
 }
 
-/* The six drawn configurations: sinks in turn from a random start, so every sink is used by one
- * of the two modes or the other. */
-/* Draws NCONFIGS readings of a body of size bytes that decodes to out_len bytes (an upper bound).
+/* Draws NCONFIGS readings of a body of size bytes that decodes to out_len bytes (an upper bound):
+ * cs[0] the baseline (doubling, reads of 4096, fed whole), the six others sinks in turn from a
+ * random start, so every sink is used by one of the two modes or the other.
  * Past BIG_OUTPUT decoded bytes a reading keeps to linear sinks and reads of 4096 bytes or more:
  * a quadratic sink (complexity 2: additive growth) or 1-byte reads over megabytes take seconds to
  * minutes per input, which libFuzzer reports as a timeout, not a bug. */
