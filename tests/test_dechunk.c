@@ -201,6 +201,13 @@ static const row rows[] = {
     OK("00000000000000000000000000000001\r\nz\r\n0\r\n\r\n", "z",
        "32 digits, all but one leading zeros: no overflow"),
     OK("5;name=value\r\nhello\r\n0\r\n\r\n", "hello", "chunk-ext with a token value"),
+    /* the edges of the decoder's fast path for whole lines (dechunk.c) */
+    OK("000000000000005\r\nhello\r\n0\r\n\r\n", "hello", "15 hex digits: the fast path's most"),
+    OK("0000000000000005\r\nhello\r\n0\r\n\r\n", "hello", "16 hex digits: past the fast path"),
+    OK("5;!#$%&'*+-.^_`|~=!#$%&'*+-.^_`|~09azAZ\r\nhello\r\n0\r\n\r\n", "hello",
+       "every tchar in a chunk-ext-name and a token value"),
+    OK("5;chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648\r\n"
+       "hello\r\n0;chunk-signature=0\r\n\r\n", "hello", "S3 aws-chunked chunk-ext"),
     OK("5;flag\r\nhello\r\n0;a;b=c\r\n\r\n", "hello", "chunk-ext without a value; on last-chunk"),
     OK("5 ; n = v ;x\r\nhello\r\n0\t;\tz\r\n\r\n", "hello", "BWS around ';' and '='"),
     OK("5;q=\"a b;c=d\"\r\nhello\r\n0\r\n\r\n", "hello", "quoted-string value with ';' and '='"),

@@ -7,7 +7,9 @@
  *                                             (24 bits: past 4 MiB; the full profile adds the real
  *                                             32 bits just below and past 2^30, a few steps each,
  *                                             here and for bufgrow-cliff/httpcore-heap)
- * plus a baseline row in each group (memcpy of N bytes; one-shot zlib inflate of the gzip stream).
+ * plus a baseline row in each group (memcpy of N bytes; one-shot zlib inflate of the gzip stream),
+ * and the decoder alone into a warm buffer, dechunk/<strategy>/size:N/chunk:C/ext:E
+ * (bench_dechunk.c).
  *
  * One timed iteration reads the whole body: chunked decoding (and inflate) into reads of R bytes
  * appended to the sink, then hb_sink_finish; the sink's release is outside the timed region.
@@ -768,6 +770,7 @@ static const hb_family bg_families[] = {
 #define BG_NFAMILIES (sizeof bg_families / sizeof bg_families[0])
 
 extern const hb_case_desc hb_bufgrow_case; /* case.c */
+int hb_bufgrow_register_dechunk(const hb_options *opt, uint64_t seed); /* bench_dechunk.c */
 
 int hb_bufgrow_register(const hb_options *opt)
 {
@@ -804,6 +807,8 @@ int hb_bufgrow_register(const hb_options *opt)
                                         hb_sink_strategy_count, sizeof hb_sink_strategies[0]);
     if (rc == HB_OK)
         rc = hb_case_register(&hb_bufgrow_case, fams, BG_NFAMILIES, c, opt, &c->set);
+    if (rc == HB_OK)
+        rc = hb_bufgrow_register_dechunk(opt, c->gen.seed);
     bg_cliff32 cliff32[2];
     size_t n32 = cliff32_of(c, fams, BG_NFAMILIES, cliff32);
     if (rc == HB_OK && n32 > 0)

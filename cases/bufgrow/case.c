@@ -18,6 +18,10 @@ static const hb_strategy_desc gzip_body[] = {CEILING("inflate"), SINKS, {NULL, 0
 static const hb_strategy_desc cliff[] = {PIECEWISE("httpcore"), PIECEWISE("httpcore-heap"),
                                          {NULL, 0, 0, 0}};
 
+static const hb_strategy_desc dechunk[] = {
+    {"memcpy", HB_ROLE_CEILING, 0, HB_MODEL_POWER}, {"decoder", HB_ROLE_STRATEGY, 0, HB_MODEL_POWER},
+    {"decoder-reads", HB_ROLE_STRATEGY, 0, HB_MODEL_POWER}, {NULL, 0, 0, 0}};
+
 static const hb_arg read4k[] = {{"read", 4096}, {NULL, 0}};
 static const hb_arg width32[] = {{"width", 32}, {NULL, 0}};
 static const char *const body_charts[] = {"table", "scaling", "extrapolation", "copied", NULL};
@@ -45,6 +49,21 @@ static const hb_view_desc cliff_views[] = {
     {NULL},
 };
 
+static const hb_arg no_ext[] = {{"size", 67108864}, {"ext", 0}, {NULL, 0}};
+static const hb_arg with_ext[] = {{"size", 67108864}, {"ext", 1}, {NULL, 0}};
+static const char *const dechunk_charts[] = {"lines", NULL};
+static const hb_view_desc dechunk_views[] = {
+    {"dechunk", "Chunked decoding alone into a warm buffer, chunk size scaled", "chunk",
+     "chunk-size (bytes of chunk-data per chunk)", "B", no_ext, 8192, "8 KiB chunks", 0,
+     "time per payload byte (ns/B)", 1e9, "", dechunk_charts, NULL, NULL, NULL, 1, NULL,
+     "dechunk_payload_bytes"},
+    {"dechunk-ext", "The same with a 81-byte chunk-ext (aws-chunked chunk-signature)", "chunk",
+     "chunk-size (bytes of chunk-data per chunk)", "B", with_ext, 8192, "8 KiB chunks", 0,
+     "time per payload byte (ns/B)", 1e9, "", dechunk_charts, NULL, NULL, NULL, 1, NULL,
+     "dechunk_payload_bytes"},
+    {NULL},
+};
+
 static const hb_group_desc groups[] = {
     {"bufgrow", "Identity chunked body into one array",
      "One iteration reads a whole chunked body in reads of 4096 bytes into one array.",
@@ -65,6 +84,15 @@ static const hb_group_desc groups[] = {
      "zeroing and copying but no page faults. The real JVM should lie between the two.",
      NULL, "bufgrow/memcpy/size:4194304/read:4096/real_time", cliff, cliff_views,
      "httpcore/width:24/size:(1048576|4194304|4456448)/", "httpcore/width:24/size:1048576/"},
+    {"dechunk", "the chunked decoder alone",
+     "One iteration decodes a whole chunked body (chunk-size lines, chunk-data, CRLFs, "
+     "last-chunk) into a warm buffer of the payload's size, written before timing: no page "
+     "fault, no growth, the decoder's own speed. `decoder` hands it the whole body at once, "
+     "`decoder-reads` in reads of 4096 bytes; `memcpy` copies the same number of bytes and is "
+     "its ceiling. `ext:1` adds S3's aws-chunked `;chunk-signature=<64 hex>` chunk-ext to "
+     "every chunk line.",
+     "memcpy", "memcpy", dechunk, dechunk_views,
+     "[^/]+/size:1048576/", "[^/]+/size:1048576/"},
     {NULL},
 };
 

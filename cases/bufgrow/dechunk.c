@@ -1,10 +1,15 @@
 /* dechunk.c - the streaming decoder of the chunked transfer coding (RFC 9112 section 7.1).
  *
  * Two paths. chunk-data, almost every byte of a body, is one memcpy of
- * min(bytes left in the chunk, input available, output space) per call. Everything else - the
- * chunk lines, the CRLF after each chunk-data, the trailer section - goes through a byte-at-a-time
- * state machine whose whole state is the enum below plus the counters of hb_dechunk, so the input
- * may be split at any byte.
+ * min(bytes left in the chunk, input available, output space) per call. Everything else - the chunk lines, the CRLF after each chunk-data, the trailer section - goes
+ * through a byte-at-a-time state machine whose whole state is the enum below plus the counters of
+ * hb_dechunk, so the input may be split at any byte. A fast path takes the common lines whole
+ * when they lie complete in the input at hand: the CRLF after chunk-data, and a chunk line of at
+ * most 15 HEXDIG of chunk-size and chunk-ext of the form *( ";" token [ "=" token ] ) without BWS,
+ * ending in CRLF. It leaves the state exactly as the state machine would after the same bytes
+ * and declines anything else (whitespace, quoted-string, an error, a line cut by the end of the
+ * input), which the state machine then takes byte by byte: so results, errors and their offsets
+ * do not depend on the path or on the split.
  *
  * Errors are sticky: the state becomes the (negative) hb_err code, reason and err_offset are set
  * once and every later call returns the same code.
@@ -105,6 +110,55 @@ static inline int trailer_over(hb_dechunk *d)
 static const char r_ext_limit[] = "chunk-ext longer than " HB_STR(HB_DECHUNK_MAX_EXT) " bytes";
 static const char r_tr_limit[] =
     "trailer section longer than " HB_STR(HB_DECHUNK_MAX_TRAILER) " bytes";
+
+/* One more than the value of each byte as a HEXDIG (either case); 0: not a HEXDIG. */
+static const uint8_t hex1_of[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11,        ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* 1 for each tchar (is_tchar): the characters of a token. */
+static const uint8_t tchar_of[256] = {
+    ['0' ... '9'] = 1, ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1,
+    ['%'] = 1,         ['&'] = 1,         ['\''] = 1,        ['*'] = 1, ['+'] = 1, ['-'] = 1,
+    ['.'] = 1,         ['^'] = 1,         ['_'] = 1,         ['`'] = 1, ['|'] = 1, ['~'] = 1,
+};
+
+/* The fast path of a chunk line at p[0 .. n) in state S_SIZE_START (see the top of the file):
+ * the bytes of the whole line with its CRLF when it is complete and of the common form, with *d
+ * moved past it as the state machine would; 0 (nothing changed) otherwise. */
+static size_t fast_line(hb_dechunk *d, const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    uint64_t v = 0;
+    unsigned h;
+    while (i < n && i < 15 && (h = hex1_of[p[i]]) != 0) /* 15 digits: below 2^60, no overflow */
+        v = v << 4 | (uint64_t)(h - 1), i++;
+    if (i == 0 || i == 15)
+        return 0;
+    size_t ext = i;
+    while (i < n && p[i] == ';') {
+        size_t t = ++i;
+        while (i < n && tchar_of[p[i]])
+            i++;
+        if (i == t)
+            return 0;
+        if (i < n && p[i] == '=') {
+            t = ++i;
+            while (i < n && tchar_of[p[i]])
+                i++;
+            if (i == t)
+                return 0;
+        }
+    }
+    if (n - i < 2 || p[i] != '\r' || p[i + 1] != '\n' || i - ext > HB_DECHUNK_MAX_EXT)
+        return 0;
+    d->remaining = v;
+    d->ext_len = 0;
+    d->state = v ? S_DATA : S_TR_START;
+    return i + 2;
+}
 
 /* The byte-at-a-time part: handles byte c at body offset off (never in S_DATA, S_DONE or an error
  * state). Returns 0 to go on, HB_DECHUNK_DONE after the final LF, or an error code. */
@@ -364,6 +418,17 @@ int hb_dechunk_run(hb_dechunk *d, const uint8_t *in, size_t in_len, size_t *in_u
                 d->state = S_DATA_CR;
             if (o == out_cap)
                 break; /* out is full: stop right after the byte that filled it */
+            continue;
+        }
+        if (d->state == S_DATA_CR && in_len - i >= 2 && in[i] == '\r' && in[i + 1] == '\n') {
+            d->chunks++; /* the CRLF after chunk-data, as S_DATA_CR and S_DATA_LF take it */
+            d->state = S_SIZE_START;
+            i += 2;
+            continue;
+        }
+        size_t line = d->state == S_SIZE_START ? fast_line(d, in + i, in_len - i) : 0;
+        if (line) {
+            i += line;
             continue;
         }
         rc = step(d, in[i], d->offset + i);

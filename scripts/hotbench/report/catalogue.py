@@ -120,7 +120,7 @@ def chart_per_element(ctx, v, heading):
 
 
 def chart_lines(ctx, v, heading):
-    """Time per item against x on a linear axis. Items per iteration: x * items_per_x when x
+    """Time per item against x on a linear axis (logarithmic when x spans 100x or more). Items per iteration: x * items_per_x when x
     counts them, else the run-context value the view's items_key names, else one (the time per
     iteration, said in the title)."""
     raw = ctx.run.context.get(v.items_key) if v.items_key else None
@@ -139,8 +139,9 @@ def chart_lines(ctx, v, heading):
     ticks = sorted({x for pts in series.values() for x in pts[0]})
     what = ("" if v.items_per_x else " (%d %s per iteration)" % (per, v.unit) if per else
             " (per iteration: the run does not say how many items)")
+    wide = bool(ticks) and ticks[0] > 0 and ticks[-1] >= 100 * ticks[0]  # e.g. 64 B to 64 KiB
     png = charts.lines(series, ctx.stem(v.key), v.title + what, v.xlabel, v.per_label,
-                       xticks=ticks or None)
+                       logx=wide, xticks=ticks or None)
     return link(png, v.key)
 
 
