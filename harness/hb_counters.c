@@ -28,13 +28,16 @@ const char *hb_counters_syscall_name(int i)
  * path tried last and errno's text in why. */
 static int tracepoint_id(const char *name, uint64_t *id, char *why, size_t cap)
 {
-    char path[128];
-    int err = ENOENT;
+    char path[128], first[128] = "";
+    int err = 0;
     for (size_t k = 0; k < sizeof tracefs_dirs / sizeof tracefs_dirs[0]; k++) {
         snprintf(path, sizeof path, "%s/events/syscalls/sys_enter_%s/id", tracefs_dirs[k], name);
         FILE *f = fopen(path, "r");
         if (!f) {
-            err = errno;
+            if (!err) { /* the reason given is tracefs's own (EACCES says more than ENOENT) */
+                err = errno;
+                snprintf(first, sizeof first, "%s", path);
+            }
             continue;
         }
         unsigned long long v = 0;
@@ -44,9 +47,12 @@ static int tracepoint_id(const char *name, uint64_t *id, char *why, size_t cap)
             *id = v;
             return HB_OK;
         }
-        err = EINVAL;
+        if (!err) {
+            err = EINVAL;
+            snprintf(first, sizeof first, "%s", path);
+        }
     }
-    snprintf(why, cap, "unavailable: cannot read %s: %s", path, strerror(err));
+    snprintf(why, cap, "unavailable: cannot read %s: %s", first, strerror(err));
     return HB_EIO;
 }
 

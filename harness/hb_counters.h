@@ -13,8 +13,9 @@
  *     process's VmHWM (proc(5)); VmHWM read from /proc/self/status when it ends.
  *   - system calls: one perf_event_open group of the tracepoints syscalls:sys_enter_<name>
  *     (perf_event_open(2), Documentation/trace/events.rst), this thread, enabled only while
- *     the loop is timed. Needs tracefs and permission (root, or kernel.perf_event_paranoid <= -1
- *     / CAP_PERFMON); without them the four counts are unavailable and the reason is kept.
+ *     the loop is timed. Needs a readable tracefs (/sys/kernel/tracing: root) and perf's
+ *     permission for tracepoints (root or CAP_PERFMON, or a low kernel.perf_event_paranoid);
+ *     without them the four counts are unavailable and the reason is kept.
  * Plain C; the caller owns the struct (no globals). Single-threaded: the thread that opened it
  * must be the one that drives it (the hooks do nothing on another thread).
  */

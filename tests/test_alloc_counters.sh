@@ -47,6 +47,26 @@ else:
     assert not any(k in grow for k in calls), grow
 PY
 
+# Without the tracepoints (an unprivileged user: tracefs unreadable), the four *_calls are absent
+# and the context says why; faults and peak memory remain.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    HB_DATA_DIR=/nonexistent setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" \
+        --hb_profile=smoke --benchmark_min_time=0.001 --benchmark_filter='^rfc3339/simd/rows:100/' \
+        --benchmark_format=json >"$work/nobody.json" 2>"$work/out"
+    check "unprivileged run exits 0" test $? -eq 0
+    check "unprivileged run: syscall counts unavailable" /usr/bin/python3 - "$work/nobody.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["context"]["hb_syscall_counts"].startswith("unavailable: "), d["context"]
+rows = [b for b in d["benchmarks"] if b["run_type"] == "iteration"]
+assert rows, d
+for b in rows:
+    assert "minor_faults" in b and not any(k.endswith("_calls") for k in b), b
+PY
+else
+    echo "SKIP: the unprivileged run needs root and setpriv"
+fi
+
 # A skipped row carries no counters (its loop never ran).
 "$bin" --hb_profile=smoke --hb_max_memory=100K --benchmark_min_time=0.001 \
     --benchmark_filter='^bufgrow/exact/size:262144/' --benchmark_out="$work/skip.json" \
