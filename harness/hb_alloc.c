@@ -156,14 +156,14 @@ static int reexec(const alloc_desc *a, const char *path, char *const *argv, char
     snprintf(mark, sizeof mark, "%s:%ld", a->name, (long)getpid());
     if (setenv("LD_PRELOAD", pre, 1) != 0 || setenv(MARKER, mark, 1) != 0) {
         free(pre);
-        snprintf(msg, cap, "hotbench: --hb_allocator=%s: cannot set the environment: %s",
-                 a->name, strerror(errno));
+        snprintf(msg, cap, "hotbench: --hb_allocator=%s: cannot set the environment: %s", a->name,
+                 strerror(errno));
         return HB_EIO;
     }
     free(pre);
     execv("/proc/self/exe", argv);
-    snprintf(msg, cap, "hotbench: --hb_allocator=%s: cannot re-execute /proc/self/exe: %s",
-             a->name, strerror(errno));
+    snprintf(msg, cap, "hotbench: --hb_allocator=%s: cannot re-execute /proc/self/exe: %s", a->name,
+             strerror(errno));
     return HB_EIO;
 }
 
@@ -213,8 +213,7 @@ static int check_glibc(hb_alloc_info *info, char *msg, size_t cap)
     return HB_EIO;
 }
 
-int hb_alloc_enter(const char *name, char *const *argv, hb_alloc_info *info, char *msg,
-                   size_t cap)
+int hb_alloc_enter(const char *name, char *const *argv, hb_alloc_info *info, char *msg, size_t cap)
 {
     const alloc_desc *a = find(name ? name : "glibc");
     memset(info, 0, sizeof *info);

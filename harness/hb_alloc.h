@@ -18,7 +18,7 @@
  *   mimalloc  libmimalloc.so.2          package libmimalloc2.0        version mi_version(): 209 ->
  *                                                                     "2.0.9"
  *   tcmalloc  libtcmalloc_minimal.so.4  package libtcmalloc-minimal4  version tc_version()
- *   glibc     (libc itself, no re-exec)                                version gnu_get_libc_version()
+ *   glibc     (libc itself, no re-exec)                                gnu_get_libc_version()
  * The version functions are found with dlsym: nothing links an allocator.
  *
  * A sanitizer build (AddressSanitizer replaces malloc itself) refuses every allocator but glibc:
@@ -56,8 +56,7 @@ int hb_alloc_known(const char *name);
  * HB_EINVAL an unknown name (the names listed) or a sanitizer build; HB_EIO the library missing
  * (its path and the Debian package named), the re-exec failing, or malloc served by another
  * file than the library's. */
-int hb_alloc_enter(const char *name, char *const *argv, hb_alloc_info *info, char *msg,
-                   size_t cap);
+int hb_alloc_enter(const char *name, char *const *argv, hb_alloc_info *info, char *msg, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -33,20 +33,20 @@ extern "C" {
 
 typedef struct hb_counters {
     /* set by hb_counters_open */
-    int enabled;                         /* 0: every hook does nothing (hb_counters_disable) */
-    pid_t tid;                           /* the thread that opened it */
-    int fds[HB_COUNTERS_SYSCALLS];       /* perf events, fds[0] the group leader; -1 when none */
-    int syscalls_ok;                     /* 1: the tracepoint group is open */
-    char syscalls_why[192];              /* "tracepoints" or "unavailable: <reason>" */
+    int enabled;                   /* 0: every hook does nothing (hb_counters_disable) */
+    pid_t tid;                     /* the thread that opened it */
+    int fds[HB_COUNTERS_SYSCALLS]; /* perf events, fds[0] the group leader; -1 when none */
+    int syscalls_ok;               /* 1: the tracepoint group is open */
+    char syscalls_why[192];        /* "tracepoints" or "unavailable: <reason>" */
     /* one call of a benchmark function (hb_counters_begin resets them) */
-    int live;                            /* enabled and on the opening thread: the hooks act */
-    int started;                         /* the timed loop has started */
-    int ended;                           /* and ended (hb_counters_end) */
-    int counting;                        /* between a resume and a pause */
-    int hwm_reset;                       /* clear_refs accepted when the loop started */
-    long minflt_at;                      /* ru_minflt at the last resume */
-    uint64_t minor_faults;               /* faults inside the timed spans so far */
-    uint64_t peak_rss_bytes;             /* VmHWM at the end (0 unknown) */
+    int live;                                /* enabled and on the opening thread: the hooks act */
+    int started;                             /* the timed loop has started */
+    int ended;                               /* and ended (hb_counters_end) */
+    int counting;                            /* between a resume and a pause */
+    int hwm_reset;                           /* clear_refs accepted when the loop started */
+    long minflt_at;                          /* ru_minflt at the last resume */
+    uint64_t minor_faults;                   /* faults inside the timed spans so far */
+    uint64_t peak_rss_bytes;                 /* VmHWM at the end (0 unknown) */
     uint64_t syscalls[HB_COUNTERS_SYSCALLS]; /* counts of the timed spans (hb_counters_end) */
 } hb_counters;
 
