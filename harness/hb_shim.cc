@@ -3,7 +3,9 @@
 // An hb_state * is a benchmark::State *, an hb_bench * a benchmark::internal::Benchmark *; the
 // casts are the whole shim. hb_main wraps the default display reporter to count the runs that
 // failed (hb_state_fail) apart from the ones refused on purpose (hb_state_skip), so that the
-// process exit status says whether every timed strategy was verified.
+// process exit status says whether every timed strategy was verified. --hb_allocator re-executes
+// the runner under another malloc (hb_alloc.h); every row whose timed loop ran gets the kernel's
+// counts of that loop (hb_counters.h: page faults, peak memory, memory system calls).
 
 #include "hb.h"
 #include "hb_alloc.h"
@@ -755,10 +757,6 @@ int register_cases(const hb_options &opt, const hb_case *cases, size_t ncases)
     std::free(json);
     return 0;
 }
-
-} // namespace
-
-namespace {
 
 // Opens the timed loops' counters on this thread (the one that runs the benchmarks) and records
 // in the context whether the system calls are counted: "tracepoints" or "unavailable: <why>".
