@@ -9,10 +9,12 @@
 set -euo pipefail
 
 # libbenchmark-tools: google-benchmark's compare.py (tests/test_exports.py reads run.json with it);
-# python3-yaml: tests/test_workflows.py parses the CI workflows
+# python3-yaml: tests/test_workflows.py parses the CI workflows;
+# libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4: hotbench --hb_allocator's libraries
+# (harness/hb_alloc.h; tests/test_alloc_counters.sh runs each)
 pkgs=(cmake make gcc g++ libbenchmark-dev zlib1g-dev libexpat1-dev libxml2-dev libcmocka-dev
       hyperfine python3-matplotlib python3-numpy python3-scipy valgrind libbenchmark-tools
-      python3-yaml)
+      python3-yaml libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4)
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
     sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
     echo "usage: scripts/deps.sh [--peers | --fuzz]"
