@@ -129,6 +129,10 @@ void hb_bench_arg_names(hb_bench *b, const char *const *names, size_t n);
 void hb_bench_complexity(hb_bench *b, enum hb_big_o o);
 void hb_bench_unit(hb_bench *b, enum hb_unit u);
 void hb_bench_repetitions(hb_bench *b, int n);
+/* google-benchmark's minimum time per repetition of the family, in seconds (> 0; its default is
+ * 0.5 s). Ignored when --benchmark_min_time was given (the command line sets every family's) and
+ * with --benchmark_list_tests. The reporters leave google-benchmark's "min_time:<s>" part out of
+ * the names they write; a --benchmark_filter still sees it, before "/real_time". */
 void hb_bench_min_time(hb_bench *b, double seconds);
 void hb_bench_iterations(hb_bench *b, int64_t n);
 

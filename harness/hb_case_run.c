@@ -179,6 +179,8 @@ static int register_one(const hb_family *f, const hb_strategy_desc *s, const hb_
     if (f->complexity != HB_O_NONE)
         hb_bench_complexity(hb, f->complexity);
     hb_bench_unit(hb, f->unit);
+    if (f->min_time_s > 0)
+        hb_bench_min_time(hb, f->min_time_s);
     *out = b;
     return HB_OK;
 }

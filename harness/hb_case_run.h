@@ -113,6 +113,12 @@ struct hb_family {
     int (*verify)(hb_run *r);
     /* The timed loop (hb_state_keep_running) and the counters. */
     void (*time)(hb_run *r);
+    /* google-benchmark's minimum time per repetition of this family's benchmarks, in seconds
+     * (hb_bench_min_time; a --benchmark_min_time on the command line wins). 0: its default,
+     * 0.5 s. A family whose iteration takes well under a millisecond and whose CV does not
+     * improve with longer repetitions sets less; the measurements behind each value are in
+     * its bench.c. */
+    double min_time_s;
 };
 
 /* The benches a case registered: kept (static storage) until the process exits. */

@@ -213,6 +213,8 @@ class Reporter : public benchmark::BenchmarkReporter
     {
         std::vector<Run> runs(given);
         for (Run &r : runs) {
+            // a family's minimum time (hb_bench_min_time) is not part of a benchmark's name
+            r.run_name.min_time.clear();
             if (r.run_name.function_name != family_) {
                 FlushComplexity();
                 family_ = r.run_name.function_name;
@@ -553,6 +555,8 @@ int calibrate()
 struct Selection {
     bool list_only = false;
     std::string filter;
+    bool min_time_given = false; // --benchmark_min_time on the command line: hb_bench_min_time
+                                 // leaves it in force
 };
 Selection &selection()
 {
@@ -852,6 +856,8 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
             reps_given = true;
             opt.repetitions = std::atoi(v);
         }
+        if (flag_value(a, "--benchmark_min_time"))
+            selection().min_time_given = true;
         if ((v = flag_value(a, "--benchmark_out")))
             out_file = v;
         if ((v = flag_value(a, "--benchmark_out_format")))
@@ -1028,6 +1034,10 @@ void hb_bench_repetitions(hb_bench *b, int n)
 
 void hb_bench_min_time(hb_bench *b, double seconds)
 {
+    // The user's --benchmark_min_time is for every benchmark; a listing runs nothing, and its
+    // names stay without google-benchmark's "min_time:" part, as the reporter writes them.
+    if (selection().min_time_given || selection().list_only)
+        return;
     B(b)->MinTime(seconds);
 }
 

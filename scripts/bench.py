@@ -10,11 +10,15 @@ prints the expected duration of each part, then runs the parts in order, streami
               rename, results/latest.json moves to it only when hotbench exited 0, then
               scripts/summary.py prints its table. The calibration figures and the machine
               (hb_calib_*, hb_cpu_model, hb_memory, hb_kernel, hb_loadavg) go into its context.
+  allocators  scripts/bench_alloc.py --build BUILD --out results/runs/<UTC time>-<git sha>-
+              alloc.json (the allocator matrix, `make bench-alloc`; full profile only); when
+              this checkout has no scripts/bench_alloc.py the part is skipped with that reason
   e2e         scripts/e2e.sh BUILD (hyperfine, whole processes)
   peers       scripts/peers.py --build BUILD, when `scripts/peers.py --check` finds the runtimes;
               else skipped, with the reason and the install command (scripts/deps.sh --peers)
   report      scripts/report.py --out results --status results/bench-status.json, given the
-              JSON files this run wrote (without --status if report.py does not know it); a
+              JSON files this run wrote (--alloc FILE only when report.py takes it; without
+              --status if report.py does not know it); a
               part this run ran without output is reported missing, never taken from an
               earlier run's file
 
@@ -23,16 +27,18 @@ record (results/reference/bench-status.json; bench-status-quick.json for the qui
 times the reference's first-touch GB/s / this machine's: the suite's cost is dominated by
 touching fresh memory, so a machine that first-touches at half the speed takes twice as long.
 Without a calibration (here or in the record) the record's seconds are used unscaled, and
-without a reference record of the same profile the durations are "unknown".
+without a reference record of the same profile the durations are "unknown". A part the record
+does not have is expected at its budget (allocators: 300 s), and at 0 when it will be skipped.
 
 Progress: while a part runs, a line at least every --progress-every seconds (default 30) with
 the time elapsed and remaining. A failed part does not stop the later ones; the report is
-written from the parts that succeeded.
+written from the parts that succeeded. At the end, the total duration and each part's.
 
 results/bench-status.json, rewritten atomically (temp + rename) at the start and after every
 part, so a run that dies midway leaves a truthful record:
   {"schema": "hotbench-bench-status/1", "profile": "full"|"quick", "started": ISO-8601 UTC,
-   "finished": ISO-8601 UTC or null, "git_revision", "host",
+   "finished": ISO-8601 UTC or null, "seconds": wall seconds since the start (float; the
+   whole run's once finished), "git_revision", "host",
    "calibration": {"schema": "hotbench-calibration/1", "first_touch_gbps", "warm_copy_gbps",
                    "seconds"} or null,
    "hotbench_args": [the arguments after --: a filtered run's durations estimate nothing],
@@ -63,13 +69,16 @@ from hotbench.exports import write_run_exports
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-PARTS = ("in-process", "e2e", "peers", "report")
+PARTS = ("in-process", "allocators", "e2e", "peers", "report")
 PROFILE_PARTS = {"full": PARTS, "quick": ("in-process", "report")}
 RESULTS = "results"
 STATUS = os.path.join(RESULTS, "bench-status.json")
 CALIBRATION_SCHEMA = "hotbench-calibration/1"
 STATUS_SCHEMA = "hotbench-bench-status/1"
 INSTALL_PEERS = "scripts/deps.sh --peers"
+ALLOC_SCRIPT = os.path.join("scripts", "bench_alloc.py")
+# seconds a part is expected to take while the reference record has no figure for it
+PART_BUDGET = {"allocators": 300.0}
 
 
 def log(msg):
@@ -227,7 +236,7 @@ def expected_durations(parts, reference, profile, cal):
     for p in parts:
         r = ref_parts.get(p)
         ok = r and r.get("status") == "ok" and seconds_or_rate(r.get("seconds"))
-        out[p] = r["seconds"] * scale if ok else None
+        out[p] = r["seconds"] * scale if ok else None if r else PART_BUDGET.get(p)
     return out, model
 
 
@@ -373,12 +382,22 @@ class Bench:
         self.rev = git("describe", "--always", "--dirty", "--abbrev=12", default="unknown")
         self.expected = dict.fromkeys(a.parts)
         self.interrupted = False
+        self.t0 = time.monotonic()
         self.doc = {"schema": STATUS_SCHEMA, "profile": a.profile, "started": utc_now(),
-                    "finished": None, "git_revision": self.rev, "host": socket.gethostname(),
-                    "calibration": None, "hotbench_args": a.hotbench_args, "parts": []}
+                    "finished": None, "seconds": 0.0, "git_revision": self.rev,
+                    "host": socket.gethostname(), "calibration": None,
+                    "hotbench_args": a.hotbench_args, "parts": []}
 
     def write_status(self):
+        self.doc["seconds"] = round(time.monotonic() - self.t0, 3)
         write_json_atomic(os.path.join(TOP, STATUS), self.doc)
+
+    def durations(self):
+        """'total 23 min: in-process 14 min, e2e 5 min, ...' from the parts recorded so far."""
+        each = ["%s %s" % (p["name"], fmt_span(p["seconds"])) for p in self.doc["parts"]
+                if p["seconds"] is not None]
+        return "total %s%s" % (fmt_span(self.doc["seconds"]), ": " + ", ".join(each)
+                               if each else "")
 
     def plan(self):
         """Calibrates, prints each part's expected duration and the model behind it."""
@@ -388,6 +407,13 @@ class Bench:
         self.expected, model = expected_durations(self.a.parts, self.a.reference,
                                                   self.a.profile, cal)
         log(model)
+        if "allocators" in self.expected and not os.path.exists(os.path.join(TOP, ALLOC_SCRIPT)):
+            self.expected["allocators"] = 0.0  # skipped: no script to run
+        budgeted = [p for p in self.a.parts if p in PART_BUDGET and
+                    self.expected[p] == PART_BUDGET[p]]
+        if budgeted:
+            log("  (%s: not in the reference record; expected at its budget)"
+                % ", ".join(budgeted))
         for p in self.a.parts:
             e = self.expected[p]
             log("  %-10s %s" % (p, "~" + fmt_span(e) if e is not None else "unknown"))
@@ -476,6 +502,23 @@ class Bench:
         self.record("in-process", cmd, rc, tail, secs, output, error=error,
                     status="failed" if error else None)
 
+    def allocators(self):
+        """The allocator matrix (scripts/bench_alloc.py, `make bench-alloc`), writing
+        results/runs/<UTC>-<sha>-alloc.json; skipped with the reason when the script is absent."""
+        sha = git("rev-parse", "--short=12", "HEAD", default="nogit")
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        out = os.path.join(RESULTS, "runs", "%s-%s-alloc.json" % (stamp, sha))
+        cmd = [PYTHON, ALLOC_SCRIPT, "--build", self.a.build, "--out", out]
+        if not os.path.exists(os.path.join(TOP, ALLOC_SCRIPT)):
+            error = "%s is not in this checkout: no allocator matrix" % ALLOC_SCRIPT
+            log("allocators: skipped: " + error)
+            self.record("allocators", cmd, None, [], None, None, status="skipped", error=error)
+            return
+        os.makedirs(os.path.join(TOP, RESULTS, "runs"), exist_ok=True)
+        rc, tail, secs = self.run("allocators", cmd)
+        self.record("allocators", cmd, rc, tail, secs,
+                    out if os.path.exists(os.path.join(TOP, out)) else None)
+
     def e2e(self):
         cmd = [os.path.join("scripts", "e2e.sh")] + shlex.split(self.a.e2e_args) + [self.a.build]
         before = run_files()
@@ -508,6 +551,11 @@ class Bench:
         flags = {"in-process": "--run", "e2e": "--e2e", "peers": "--peers"}
         cmd = [PYTHON, os.path.join("scripts", "report.py"), "--out", RESULTS]
         done = {p["name"]: p for p in self.doc["parts"]}
+        if "allocators" in done and report_takes(cmd[1], "--alloc"):
+            flags["allocators"] = "--alloc"
+        elif "allocators" in done:
+            log("report: report.py does not take --alloc yet: the allocator matrix is not in "
+                "the report")
         for part, flag in flags.items():
             if part in done:
                 cmd += [flag, done[part]["output"] or absent(part)]
@@ -529,6 +577,16 @@ class Bench:
         self.record(name, [], None, [], None, None, status="skipped", error=why)
 
 
+def report_takes(script, option):
+    """True when `script --help` (report.py) lists option."""
+    try:
+        out = subprocess.run([PYTHON, script, "--help"], cwd=TOP, capture_output=True,
+                             text=True, timeout=120, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and option in out.stdout.split()
+
+
 def on_term(signum, frame):
     raise KeyboardInterrupt
 
@@ -541,7 +599,8 @@ def main(argv):
     b = Bench(a)
     b.write_status()
     log("profile %s, parts %s; status in %s" % (a.profile, ",".join(a.parts), STATUS))
-    steps = {"in-process": b.in_process, "e2e": b.e2e, "peers": b.peers, "report": b.report}
+    steps = {"in-process": b.in_process, "allocators": b.allocators, "e2e": b.e2e,
+             "peers": b.peers, "report": b.report}
     try:
         b.plan()
     except KeyboardInterrupt:
@@ -568,6 +627,7 @@ def main(argv):
     log("done: %s; %s%s" % (
         "FAILED: " + ", ".join(failed) if failed else "every part ok",
         "skipped: %s; " % ", ".join(skipped) if skipped else "", "status in " + STATUS))
+    log("duration: " + b.durations())
     if b.interrupted:
         return 130
     return 1 if failed else 0

@@ -143,10 +143,13 @@ def test_failed_part_keeps_the_others(top):
     assert doc["schema"] == "hotbench-bench-status/1" and doc["profile"] == "full"
     assert doc["finished"] and doc["started"] and doc["host"] and doc["git_revision"]
     assert doc["calibration"]["first_touch_gbps"] == 1.0, doc["calibration"]
-    assert [p["name"] for p in doc["parts"]] == ["in-process", "e2e", "peers", "report"], doc
+    assert [p["name"] for p in doc["parts"]] == ["in-process", "allocators", "e2e", "peers",
+                                                 "report"], doc
     p = parts(doc)
-    assert [p[n]["status"] for n in ("in-process", "e2e", "peers", "report")] == \
-        ["ok", "failed", "ok", "ok"], doc
+    assert [p[n]["status"] for n in ("in-process", "allocators", "e2e", "peers", "report")] == \
+        ["ok", "skipped", "failed", "ok", "ok"], doc
+    assert "scripts/bench_alloc.py is not in this checkout" in p["allocators"]["error"], p
+    assert p["allocators"]["expected_seconds"] == 0.0, p  # skipped: nothing to expect
     assert p["e2e"]["exit_code"] == 3 and "boom" in p["e2e"]["error"], p["e2e"]
     run = p["in-process"]["output"]
     assert run and os.path.exists(os.path.join(top, run)), p["in-process"]
@@ -159,8 +162,13 @@ def test_failed_part_keeps_the_others(top):
     argv = json.load(open(os.path.join(top, "results", "REPORT.md")))
     assert argv[argv.index("--run") + 1] == run and "--status" in argv, argv
     assert argv[argv.index("--e2e") + 1] == p["e2e"]["output"], argv
+    assert "--alloc" not in argv, argv  # skipped: and this report.py would not take it
     for part in doc["parts"]:
-        assert isinstance(part["seconds"], float) and part["expected_seconds"] is None, part
+        if part["name"] != "allocators":
+            assert isinstance(part["seconds"], float) and part["expected_seconds"] is None, part
+    assert isinstance(doc["seconds"], float) and doc["seconds"] >= sum(
+        q["seconds"] or 0 for q in doc["parts"]), doc
+    assert "duration: total " in err and "in-process " in err.split("duration: total")[1], err
     assert "expected duration: unknown (no reference record" in err, err
     assert "fam" in out and "one" in out, out  # summary.py's table of the run
 
@@ -337,6 +345,49 @@ def test_partial_run_is_no_reference(top):
     rc, out, err = bench(top, ["--profile", "quick"])
     assert rc == 0 and "is of a partial run" in err, (rc, err)
     assert parts(status(top))["in-process"]["expected_seconds"] is None
+
+
+FAKE_ALLOC = r"""#!/usr/bin/python3
+import sys
+out = sys.argv[sys.argv.index("--out") + 1]
+assert sys.argv[sys.argv.index("--build") + 1] == "build", sys.argv
+open(out, "w").write("{}")
+"""
+
+FAKE_REPORT_ALLOC = FAKE_REPORT.replace(
+    "import json, os, sys\n",
+    "import json, os, sys\nif '--help' in sys.argv:\n    print('usage:\\n  --alloc FILE')\n"
+    "    sys.exit(0)\n")
+
+
+def test_allocators_part(top):
+    """With scripts/bench_alloc.py the part runs between in-process and e2e, and its file goes
+    to report.py as --alloc when report.py lists --alloc in its help; its budget is expected."""
+    for rel, text in (("scripts/bench_alloc.py", FAKE_ALLOC),
+                      ("scripts/report.py", FAKE_REPORT_ALLOC)):
+        with open(os.path.join(top, rel), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(top, rel), 0o755)
+    rc, out, err = bench(top, [])
+    assert rc == 0, (rc, err)
+    doc = status(top)
+    p = parts(doc)
+    assert [q["name"] for q in doc["parts"]][:3] == ["in-process", "allocators", "e2e"], doc
+    alloc = p["allocators"]["output"]
+    assert p["allocators"]["status"] == "ok" and alloc.endswith("-alloc.json") and \
+        os.path.exists(os.path.join(top, alloc)), p["allocators"]
+    argv = json.load(open(os.path.join(top, "results", "REPORT.md")))
+    assert argv[argv.index("--alloc") + 1] == alloc, argv
+    rc, out, err = bench(top, ["--parts", "allocators"])  # no reference record: unknown
+    assert rc == 0 and parts(status(top))["allocators"]["expected_seconds"] is None, err
+    os.makedirs(os.path.join(top, "results", "reference"))
+    with open(os.path.join(top, "results", "reference", "bench-status.json"), "w") as f:
+        json.dump({"profile": "full", "calibration": {"first_touch_gbps": 1.0},
+                   "parts": [{"name": "in-process", "status": "ok", "seconds": 2.0}]}, f)
+    rc, out, err = bench(top, ["--parts", "in-process,allocators"])  # a record without it
+    p = parts(status(top))
+    assert rc == 0 and p["allocators"]["expected_seconds"] == 300.0 and \
+        p["in-process"]["expected_seconds"] == 2.0 and "at its budget" in err, (p, err)
 
 
 def test_old_bench_sh_interface(top):

@@ -52,7 +52,7 @@ static hb_family family(const char *group, const char *const *only)
 {
     hb_family f = {group, only,      0,    names,     {{two, 2}, {one, 1}, {NULL, 0}},
                    HB_US, HB_O_NONE, 0,    0,         NULL,
-                   NULL,  NULL,      verify_ok, time_nothing};
+                   NULL,  NULL,      verify_ok, time_nothing, 0};
     return f;
 }
 

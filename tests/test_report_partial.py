@@ -170,6 +170,9 @@ with tempfile.TemporaryDirectory() as tmp:
           "--status: parts listed, the failed and skipped ones with error and command " + err)
     check(text is not None and "first touch of fresh memory 0.23 GB/s" in text,
           "the calibration from the status shown in the environment")
+    check(text is not None and "| duration of `make bench` | 63.0 min (in-process 33.0 min, "
+          "e2e 30.0 min, peers 0 s), full profile |" in text,
+          "a status without a total: the parts' seconds summed, each part's shown " + err)
     failed_ip = copy.deepcopy(status)
     failed_ip["parts"][0].update(status="failed", exit_code=1, output=None, command=[
         "build/hotbench", "--benchmark_out=results/runs/.20261201T100000Z-abc.json.tmp"])
@@ -185,6 +188,13 @@ with tempfile.TemporaryDirectory() as tmp:
     text, err = render(tmp, "status-running", base, "--status", spath)
     check(text is not None and "to None" not in text and "started 2026-12-01T10:00:00Z (still "
           "running" in text, "a status whose run is not finished: no 'to None' " + err)
+    status["seconds"] = 3900.5  # bench.py's total so far: the report's own part not counted
+    with open(spath, "w") as fh:
+        json.dump(status, fh)
+    text, err = render(tmp, "status-total", base, "--status", spath)
+    check(text is not None and "| duration of `make bench` | 65.0 min (in-process" in text and
+          "the report, written last, is not counted |" in text,
+          "the status's total, and the report's own time said to be left out " + err)
     cal = copy.deepcopy(base)
     cal["context"].update(hb_calib_first_touch_gbps="0.41", hb_calib_warm_copy_gbps="8.2")
     text, err = render(tmp, "calib", cal)

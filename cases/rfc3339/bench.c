@@ -638,11 +638,17 @@ static const char *const numeric_arg[] = {"numeric", NULL};
 static const char *const columns_arg[] = {"columns", NULL};
 static const char *const dates_arg[] = {"dates", NULL};
 
+/* Minimum time per repetition: an iteration parses a whole column (1,000 to 1,000,000 rows,
+ * 2 us to 300 ms), so 0.1 s is hundreds of iterations for all but the slowest rows; at
+ * google-benchmark's default 0.5 s the 30 parser families took ~8 s each of the full run for
+ * CVs no lower (measured back to back on the 2-vCPU VM: README, `make bench`). */
+#define RF_MIN_TIME_S 0.1
+
 /* No Big-O fit: google-benchmark 1.7.1 crashes computing one for a family whose runs all failed
  * verification; the scaling is read from the rows family's JSON. */
 /* clang-format off */
 #define ALL(a) {HB_TUPLES(a, 1), HB_TUPLES(a, 1), HB_TUPLES(a, 1)}
-#define PARSERS HB_US, HB_O_NONE, 0, 0, bind, NULL, prepare, verify, time_set
+#define PARSERS HB_US, HB_O_NONE, 0, 0, bind, NULL, prepare, verify, time_set, RF_MIN_TIME_S
 /* group              only  kind        arguments    tuples per profile (full, quick, smoke) */
 static const hb_family rf_families[] = {
     {"rfc3339",         NULL, RF_ROWS,    rows_arg,
@@ -652,7 +658,7 @@ static const hb_family rf_families[] = {
     {"rfc3339-columns", NULL, RF_COLUMNS, columns_arg, ALL(columns), PARSERS},
     {"rfc3339-days",    NULL, RF_DAYS,    dates_arg,
      {HB_TUPLES(dates_full, 1), HB_TUPLES(dates_full, 1), HB_TUPLES(dates_smoke, 1)},
-     HB_US, HB_O_NONE, 0, 0, bind, NULL, prepare_days, verify_days, time_days},
+     HB_US, HB_O_NONE, 0, 0, bind, NULL, prepare_days, verify_days, time_days, RF_MIN_TIME_S},
 };
 /* clang-format on */
 

@@ -25,6 +25,7 @@ def environment(run, status=None):
         ("caches", caches),
         ("memory", mem or "?"),
         ("calibration", calibration(c, status)),
+        ("duration of `make bench`", duration(status)),
         ("kernel", c.get("hb_kernel", "?")),
         ("compiler and flags", "%s; %s (%s)" % (c.get("hb_compiler", "?"),
                                                 c.get("hb_build_flags", "?"),
@@ -63,6 +64,29 @@ def calibration(ctx, status):
             "`make bench` before its parts, from %s): the buffer strategies' times follow these, "
             "so they are what to compare first between two machines" % (
                 _gbps(ft), _gbps(wc), src))
+
+
+def duration(status):
+    """How long `make bench` took, in total and per part, from the bench status (its "seconds"
+    and each part's; the report is written as the last part, so its own time is not in it)."""
+    if not status:
+        return "not recorded (a run made without `make bench`)"
+    parts = [p for p in status.get("parts") or [] if _secs(p.get("seconds")) is not None]
+    each = ", ".join("%s %s" % (p.get("name", "?"), _span(p["seconds"])) for p in parts)
+    total = _secs(status.get("seconds"))
+    if total is None:  # a record written before bench.py kept the total
+        total = sum(p["seconds"] for p in parts)
+    return "%s%s, %s profile%s" % (
+        _span(total), " (%s)" % each if each else "", status.get("profile", "?"),
+        "" if status.get("finished") else "; the report, written last, is not counted")
+
+
+def _secs(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 else None
+
+
+def _span(seconds):
+    return "%.0f s" % seconds if seconds < 120 else "%.1f min" % (seconds / 60)
 
 
 def _gbps(v):
