@@ -160,7 +160,8 @@ static __attribute__((noinline)) int fx_window(fx *x, size_t at)
     const uint8_t *w = x->doc + start;
     x->wstart = start;
     x->wmask = (uint64_t)fx_special_mask16(w) | (uint64_t)fx_special_mask16(w + 16) << 16 |
-               (uint64_t)fx_special_mask16(w + 32) << 32 | (uint64_t)fx_special_mask16(w + 48) << 48;
+               (uint64_t)fx_special_mask16(w + 32) << 32 |
+               (uint64_t)fx_special_mask16(w + 48) << 48;
     return 0;
 }
 #endif
