@@ -614,8 +614,8 @@ static void test_every_year(void **state)
                     if (t && !(y <= 1 || y >= 9999 || (m == 1 && d == 1)))
                         continue; /* offsets where the range or the year boundary is near */
                     char s[40];
-                    int n = snprintf(s, sizeof s, "%04d-%02d-%02dT00:00:00%s", y, m, days[d],
-                                     tails[t]);
+                    int n =
+                        snprintf(s, sizeof s, "%04d-%02d-%02dT00:00:00%s", y, m, days[d], tails[t]);
                     differential(s, (size_t)n, "every year");
                 }
             }

@@ -731,7 +731,8 @@ static void test_window_boundaries(void **state)
             hb_volumes ref, v;
             hb_vol_error rerr, ferr;
             const uint8_t *d = hb_guard_place((const uint8_t *)doc, (size_t)n);
-            int rrc = hb_volumes_decode(hb_vol_find(HB_VOL_REFERENCE), d, (size_t)n, 0, &ref, &rerr);
+            int rrc =
+                hb_volumes_decode(hb_vol_find(HB_VOL_REFERENCE), d, (size_t)n, 0, &ref, &rerr);
             int frc = hb_volumes_decode(hb_vol_find("fast"), d, (size_t)n, 0, &v, &ferr);
             assert_int_equal(rrc, HB_EPARSE);
             assert_int_equal(frc, HB_EPARSE);

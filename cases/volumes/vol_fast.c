@@ -1,10 +1,14 @@
 /* vol_fast.c - "fast": a hand-written decoder of the DescribeVolumes response.
  *
- * One pass over the whole document, no tokens materialised. Character data is scanned 16 bytes at
- * a time (SSE2; a table loop elsewhere) for the bytes that need attention - '<', '&', ']', CR,
- * control characters and non-ASCII bytes - so indentation and plain values cost a load, a few
- * compares and a movemask per 16 bytes. Element names are classified once by the builder's switch
- * and matched at their end tag by one memcmp with the start's name. A leaf whose content is one
+ * One pass over the whole document, no tokens materialised. Character data is classified 64
+ * bytes at a time (SSE2; a table loop elsewhere) into a bit mask of the bytes that need attention
+ * - '<', '&', ']', CR, control characters and non-ASCII bytes - kept for the window it covers, so
+ * the end of indentation or of a plain value is a shift and a bit scan, not loads and compares
+ * waiting on where the previous token ended (that chain, not the instruction count, bounded the
+ * 16-byte scan). Names are read 16 bytes at a time; the common tags (a name under 16 bytes, no
+ * attributes) take a quick path and anything else the full one from the same byte. Element names
+ * are classified once by the builder's switch and matched at their end tag by one 16-byte
+ * compare (memcmp for long names) with the start's name. A leaf whose content is one
  * plain run of text is handed to the builder as a pointer into the input (zero copy); anything
  * else (references, CR, CDATA, comments or elements inside the leaf) goes through the builder's
  * text buffer into the arena.
