@@ -595,6 +595,34 @@ static void differential(const char *s, size_t len, const char *what)
     }
 }
 
+/* Every year 0000-9999, every month: the first day, the last, the one after it and day 00, at
+ * midnight UTC and with the largest offsets either way, give every fast strategy the reference's
+ * answer (the simd kernel finds the day in a table of years: this covers every entry, the leap
+ * rule, and the instant range at 0001-01-01 and 9999-12-31). */
+static void test_every_year(void **state)
+{
+    (void)state;
+    find_strategies();
+    static const char *const tails[] = {"Z", "+23:59", "-23:59"};
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    for (int y = 0; y <= 9999; y++) {
+        int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        for (int m = 1; m <= 12; m++) {
+            int last = mdays[m - 1] + (m == 2 && leap), days[4] = {0, 1, last, last + 1};
+            for (int d = 0; d < 4; d++) {
+                for (size_t t = 0; t < 3; t++) {
+                    if (t && !(y <= 1 || y >= 9999 || (m == 1 && d == 1)))
+                        continue; /* offsets where the range or the year boundary is near */
+                    char s[40];
+                    int n =
+                        snprintf(s, sizeof s, "%04d-%02d-%02dT00:00:00%s", y, m, days[d], tails[t]);
+                    differential(s, (size_t)n, "every year");
+                }
+            }
+        }
+    }
+}
+
 static void test_random_valid(void **state)
 {
     (void)state;
@@ -762,6 +790,7 @@ int main(void)
         cmocka_unit_test(test_days),
         cmocka_unit_test(test_generated),
         cmocka_unit_test(test_batches),
+        cmocka_unit_test(test_every_year),
         cmocka_unit_test(test_random_valid),
         cmocka_unit_test(test_random_mutations),
     };

@@ -705,6 +705,45 @@ static void against_reference(const uint8_t *doc, size_t len, const char *what)
     hb_volumes_free(&ref);
 }
 
+/* fast classifies text 64 bytes at a time (vol_fast.c, fx_window): a byte needing attention -
+ * a reference, CR, ']', a non-ASCII character, a comment, a bad character - at every offset
+ * around the first window boundaries, in a leaf and between elements, gives the reference's
+ * answer; a bad character is rejected at the reference's line and column. */
+static void test_window_boundaries(void **state)
+{
+    (void)state;
+    static const char *const ins[] = {"&amp;", "\r\n", "]", "\xc3\xa9", "<!--c-->", "", "&#x41;"};
+    char doc[512];
+    for (int k = 0; k < 140; k++) {
+        for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+            int n = snprintf(doc, sizeof doc,
+                             "<r><volumeSet><item><volumeId>%*s%sz</volumeId></item>%*s%s"
+                             "</volumeSet></r>",
+                             k, "", ins[i], k % 70, "", i == 4 ? ins[i] : "");
+            against_reference((const uint8_t *)doc, (size_t)n, "a byte at a window boundary");
+        }
+        for (int where = 0; where < 2; where++) {
+            int n = snprintf(doc, sizeof doc,
+                             "<r><volumeSet><item>%*s%s<volumeId>%*s%sz</volumeId></item>"
+                             "</volumeSet></r>",
+                             where ? 0 : k, "", where ? "" : "\x01", where ? k : 0, "",
+                             where ? "\x01" : "");
+            hb_volumes ref, v;
+            hb_vol_error rerr, ferr;
+            const uint8_t *d = hb_guard_place((const uint8_t *)doc, (size_t)n);
+            int rrc =
+                hb_volumes_decode(hb_vol_find(HB_VOL_REFERENCE), d, (size_t)n, 0, &ref, &rerr);
+            int frc = hb_volumes_decode(hb_vol_find("fast"), d, (size_t)n, 0, &v, &ferr);
+            assert_int_equal(rrc, HB_EPARSE);
+            assert_int_equal(frc, HB_EPARSE);
+            assert_int_equal(ferr.line, rerr.line);
+            assert_int_equal(ferr.column, rerr.column);
+            hb_volumes_free(&ref);
+            hb_volumes_free(&v);
+        }
+    }
+}
+
 static void test_random_generated(void **state)
 {
     (void)state;
@@ -1140,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_very_deep),
         cmocka_unit_test(test_botocore_fixture),
         cmocka_unit_test(test_generated_golden),
+        cmocka_unit_test(test_window_boundaries),
         cmocka_unit_test(test_random_generated),
         cmocka_unit_test(test_random_messy),
         cmocka_unit_test(test_mutations),

@@ -1,10 +1,14 @@
 /* vol_fast.c - "fast": a hand-written decoder of the DescribeVolumes response.
  *
- * One pass over the whole document, no tokens materialised. Character data is scanned 16 bytes at
- * a time (SSE2; a table loop elsewhere) for the bytes that need attention - '<', '&', ']', CR,
- * control characters and non-ASCII bytes - so indentation and plain values cost a load, a few
- * compares and a movemask per 16 bytes. Element names are classified once by the builder's switch
- * and matched at their end tag by one memcmp with the start's name. A leaf whose content is one
+ * One pass over the whole document, no tokens materialised. Character data is classified 64
+ * bytes at a time (SSE2; a table loop elsewhere) into a bit mask of the bytes that need attention
+ * - '<', '&', ']', CR, control characters and non-ASCII bytes - kept for the window it covers, so
+ * the end of indentation or of a plain value is a shift and a bit scan, not loads and compares
+ * waiting on where the previous token ended (that chain, not the instruction count, bounded the
+ * 16-byte scan). Names are read 16 bytes at a time; the common tags (a name under 16 bytes, no
+ * attributes) take a quick path and anything else the full one from the same byte. Element names
+ * are classified once by the builder's switch and matched at their end tag by one 16-byte
+ * compare (memcmp for long names) with the start's name. A leaf whose content is one
  * plain run of text is handed to the builder as a pointer into the input (zero copy); anything
  * else (references, CR, CDATA, comments or elements inside the leaf) goes through the builder's
  * text buffer into the arena.
@@ -34,6 +38,9 @@
 
 #define DOCTYPE_REASON "a document type declaration (DOCTYPE) is not allowed"
 #define FX_MAX_ATTS 64
+/* No window yet: offset - FX_NO_WINDOW wraps to offset + 64, outside every window, for every
+ * offset an in-memory document can have. */
+#define FX_NO_WINDOW ((size_t)0 - 64)
 
 /* Byte classes. */
 enum {
@@ -70,6 +77,11 @@ typedef struct fx {
     uint32_t *nlens;
     size_t ncap;
     int rc; /* the first error's code */
+    /* The special-byte window (fx_next_special): bit i of wmask is byte wstart + i of the
+     * document needing attention (C_SPECIAL); 64 bytes classified at once, so the next text
+     * run's end is a shift and a bit scan instead of loads waiting on the previous run's end. */
+    size_t wstart;  /* offset in doc of the window; FX_NO_WINDOW before the first */
+    uint64_t wmask; /* C_SPECIAL bytes */
 } fx;
 
 /* Records an error at byte at. Returns code. */
@@ -86,19 +98,33 @@ static int fx_fail(fx *x, const uint8_t *at, int code, const char *reason)
 }
 
 /* The first byte at or after p that needs attention in character data, or end. */
+#if defined(__SSE2__)
+/* Bit i set when byte i of the 16 at p needs attention in character data (C_SPECIAL). */
+static inline unsigned fx_special_mask16(const uint8_t *p)
+{
+    const __m128i lt = _mm_set1_epi8('<'), amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']');
+    const __m128i sp = _mm_set1_epi8(0x20), nl = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t');
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    /* signed compare: control characters and every byte >= 0x80 are below 0x20 */
+    __m128i ctrl = _mm_andnot_si128(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, tab)),
+                                    _mm_cmplt_epi8(v, sp));
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)),
+                             _mm_or_si128(_mm_cmpeq_epi8(v, rb), ctrl));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
 static inline const uint8_t *fx_find_special(const uint8_t *p, const uint8_t *end)
 {
 #if defined(__SSE2__)
-    const __m128i lt = _mm_set1_epi8('<'), amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']');
-    const __m128i sp = _mm_set1_epi8(0x20), nl = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t');
-    while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        /* signed compare: control characters and every byte >= 0x80 are below 0x20 */
-        __m128i ctrl = _mm_andnot_si128(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, tab)),
-                                        _mm_cmplt_epi8(v, sp));
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)),
-                                 _mm_or_si128(_mm_cmpeq_epi8(v, rb), ctrl));
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+    while (end - p >= 32) { /* 32 bytes a step: most values end within one */
+        uint32_t mask = fx_special_mask16(p) | (uint32_t)fx_special_mask16(p + 16) << 16;
+        if (mask)
+            return p + __builtin_ctz(mask);
+        p += 32;
+    }
+    if (end - p >= 16) {
+        unsigned mask = fx_special_mask16(p);
         if (mask)
             return p + __builtin_ctz(mask);
         p += 16;
@@ -107,6 +133,63 @@ static inline const uint8_t *fx_find_special(const uint8_t *p, const uint8_t *en
     while (p < end && !(fx_class[*p] & C_SPECIAL))
         p++;
     return p;
+}
+
+#if defined(__SSE2__)
+/* Bit i set when byte i of the 16 at p is an ASCII name character (C_NAME). */
+static inline unsigned fx_name_mask16(const uint8_t *p)
+{
+    const __m128i bias_a = _mm_set1_epi8((char)(0x80 - 'a')), lim_a = _mm_set1_epi8(-128 + 26);
+    const __m128i bias_0 = _mm_set1_epi8((char)(0x80 - '0')), lim_0 = _mm_set1_epi8(-128 + 10);
+    const __m128i low = _mm_set1_epi8(0x20), us = _mm_set1_epi8('_'), co = _mm_set1_epi8(':');
+    const __m128i dot = _mm_set1_epi8('.'), dash = _mm_set1_epi8('-');
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i letter = _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(v, low), bias_a), lim_a);
+    __m128i digit = _mm_cmplt_epi8(_mm_add_epi8(v, bias_0), lim_0);
+    __m128i punct = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, us), _mm_cmpeq_epi8(v, co)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, dot), _mm_cmpeq_epi8(v, dash)));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), punct));
+}
+#endif
+
+#if defined(__SSE2__)
+/* Classifies the 64-byte window of the document that holds byte offset at (windows start at
+ * multiples of 64 from doc, so each byte is classified once) into x->wmask. Returns 0, or -1
+ * when the window would pass the end of the document (the caller scans what is left). */
+static __attribute__((noinline)) int fx_window(fx *x, size_t at)
+{
+    size_t start = at & ~(size_t)63;
+    if ((size_t)(x->end - x->doc) - start < 64)
+        return -1;
+    const uint8_t *w = x->doc + start;
+    x->wstart = start;
+    x->wmask = (uint64_t)fx_special_mask16(w) | (uint64_t)fx_special_mask16(w + 16) << 16 |
+               (uint64_t)fx_special_mask16(w + 32) << 32 |
+               (uint64_t)fx_special_mask16(w + 48) << 48;
+    return 0;
+}
+#endif
+
+/* The first byte at or after p that needs attention in character data, or end: fx_find_special
+ * through the 64-byte window of x, so the end of the next text run is a shift and a bit scan
+ * rather than loads and compares that wait on where the previous run ended. */
+static inline const uint8_t *fx_next_special(fx *x, const uint8_t *p)
+{
+#if defined(__SSE2__)
+    for (;;) {
+        size_t at = (size_t)(p - x->doc), off = at - x->wstart; /* wraps when p is before */
+        if (off < 64) {
+            uint64_t m = x->wmask >> off;
+            if (m)
+                return p + __builtin_ctzll(m);
+            at = x->wstart + 64;
+            p = x->doc + at;
+        }
+        if (fx_window(x, at) != 0)
+            break;
+    }
+#endif
+    return fx_find_special(p, x->end);
 }
 
 /* Decodes the UTF-8 sequence at p (*p >= 0x80) and checks it is an XML Char. Returns the byte
@@ -353,15 +436,31 @@ static inline const uint8_t *fx_skip_space(const uint8_t *p, const uint8_t *end)
     return p;
 }
 
+/* The first byte at or after p that is not an ASCII name character (C_NAME), or end. SSE2: 16
+ * bytes per step - letters by one biased compare of the byte with bit 5 set, digits by another,
+ * then '_', ':', '.', '-' - so a name costs a load and about a dozen vector operations. */
+
+static inline const uint8_t *fx_name_end(const uint8_t *p, const uint8_t *end)
+{
+#if defined(__SSE2__)
+    while (end - p >= 16) {
+        unsigned mask = fx_name_mask16(p);
+        if (mask != 0xffff)
+            return p + __builtin_ctz(~mask);
+        p += 16;
+    }
+#endif
+    while (p < end && (fx_class[*p] & C_NAME))
+        p++;
+    return p;
+}
+
 /* A name at p: returns the byte after it, or NULL with the error recorded. */
 static const uint8_t *fx_name(fx *x, const uint8_t *p)
 {
     const uint8_t *end = x->end, *q = p;
-    if (q < end && (fx_class[*q] & C_NAME_START)) {
-        q++;
-        while (q < end && (fx_class[*q] & C_NAME))
-            q++;
-    }
+    if (q < end && (fx_class[*q] & C_NAME_START))
+        q = fx_name_end(q + 1, end);
     if (q == end) {
         fx_fail(x, p, HB_ETRUNC, "document ends inside a tag");
         return NULL;
@@ -518,7 +617,7 @@ static const uint8_t *fx_att_value(fx *x, const uint8_t *p)
 }
 
 /* Pushes the name of a newly opened element (at builder depth b.depth). */
-static int fx_push_name(fx *x, const uint8_t *name, size_t len)
+static inline int fx_push_name(fx *x, const uint8_t *name, size_t len)
 {
     size_t d = x->b.depth;
     if (d >= x->ncap) {
@@ -631,13 +730,29 @@ static const uint8_t *fx_start_tag(fx *x, const uint8_t *p)
     return q + 1;
 }
 
+/* 1 when the n bytes at a and at b are equal. b lies before a in the document, so when 16 bytes
+ * from a are inside it, so are 16 from b: a name under 16 bytes is one vector compare. */
+static inline int fx_same(const uint8_t *a, const uint8_t *b, size_t n, const uint8_t *end)
+{
+#if defined(__SSE2__)
+    if (n < 16 && end - a >= 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
+                           _mm_loadu_si128((const __m128i *)(const void *)b)));
+        unsigned want = (1u << n) - 1;
+        return (m & want) == want;
+    }
+#endif
+    return memcmp(a, b, n) == 0;
+}
+
 /* An end tag at p ("</"): must close the innermost element. Returns the byte after '>'. */
 static const uint8_t *fx_end_tag(fx *x, const uint8_t *p)
 {
     const uint8_t *end = x->end, *name = p + 2;
     size_t d = x->b.depth, nlen = x->nlens[d];
     const uint8_t *q = name + nlen;
-    if ((size_t)(end - name) > nlen && memcmp(name, x->names[d], nlen) == 0 &&
+    if ((size_t)(end - name) > nlen && fx_same(name, x->names[d], nlen, end) &&
         !(fx_class[*q] & C_NAME) && *q < 0x80) {
         /* the name matches and ends there */
     } else {
@@ -789,6 +904,76 @@ static const uint8_t *fx_misc(fx *x, const uint8_t *p, int after_root)
     }
 }
 
+/* Opens the element whose name (nlen bytes at name) a quick path has read, closing it at once
+ * when empty ("/>"). Returns the byte after the tag, or NULL with the error recorded. */
+static inline const uint8_t *fx_start_open(fx *x, const uint8_t *p, const uint8_t *name,
+                                           size_t nlen, int empty)
+{
+    if (vb_start(&x->b, (const char *)name, nlen) != HB_OK ||
+        (!empty && fx_push_name(x, name, nlen) != HB_OK)) {
+        fx_fail(x, p, HB_ENOMEM, "out of memory");
+        return NULL;
+    }
+    if (!empty)
+        return name + nlen + 1;
+    int rc = vb_end(&x->b, (const char *)name, nlen);
+    if (rc != HB_OK) {
+        fx_fail(x, p, rc, "bad value");
+        return NULL;
+    }
+    return name + nlen + 2;
+}
+
+/* The common start tag at p ('<'): a name under 16 bytes (16 more bytes readable) ending in '>'
+ * or "/>", no attributes. Anything else, errors included, goes to fx_start_tag from p. */
+static inline const uint8_t *fx_start_quick(fx *x, const uint8_t *p)
+{
+#if defined(__SSE2__)
+    const uint8_t *name = p + 1;
+    if (x->end - name >= 18 && (fx_class[*name] & C_NAME_START)) {
+        unsigned mask = fx_name_mask16(name);
+        if (mask != 0xffff) {
+            size_t nlen = (size_t)__builtin_ctz(~mask);
+            const uint8_t *q = name + nlen;
+            if (q[0] == '>' || (q[0] == '/' && q[1] == '>'))
+                return fx_start_open(x, p, name, nlen, q[0] == '/');
+        }
+    }
+#endif
+    return fx_start_tag(x, p);
+}
+
+/* The common end tag at p ("</"): the innermost element's name, under 16 bytes, then '>'.
+ * Anything else goes to fx_end_tag. */
+static inline const uint8_t *fx_end_quick(fx *x, const uint8_t *p)
+{
+    const uint8_t *name = p + 2;
+    size_t d = x->b.depth, nlen = x->nlens[d];
+    if (nlen < 16 && x->end - name >= 16 && fx_same(name, x->names[d], nlen, x->end) &&
+        name[nlen] == '>') {
+        int rc = vb_end(&x->b, (const char *)name, nlen);
+        if (rc != HB_OK) {
+            fx_fail(x, p, rc, "bad value");
+            return NULL;
+        }
+        return name + nlen + 1;
+    }
+    return fx_end_tag(x, p);
+}
+
+/* A leaf's text at p up to its end tag: one plain run is handed over as it lies in the input;
+ * anything else goes through fx_text. Returns the '<' that follows, end, or NULL. */
+static inline const uint8_t *fx_leaf_text(fx *x, const uint8_t *p)
+{
+    const uint8_t *end = x->end, *q = fx_next_special(x, p);
+    if (end - q >= 2 && q[0] == '<' && q[1] == '/' && x->b.tlen == 0) {
+        if (q > p)
+            vb_leaf_direct(&x->b, (const char *)p, (size_t)(q - p));
+        return q;
+    }
+    return fx_text(x, p, 1);
+}
+
 static int fx_run(fx *x)
 {
     const uint8_t *p = x->doc, *end = x->end;
@@ -820,14 +1005,19 @@ static int fx_run(fx *x)
     /* content */
     while (x->b.depth > 0) {
         int capture = vb_top(&x->b) == VB_LEAF;
-        p = fx_text(x, p, capture);
+        if (capture)
+            p = fx_leaf_text(x, p);
+        else
+            p = fx_next_special(x, p); /* no text to keep: what it skips needs no check */
+        if (p && (p == end || *p != '<'))
+            p = fx_text(x, p, capture);
         if (!p)
             return x->rc ? x->rc : HB_EPARSE;
         if (end - p < 2)
             return fx_fail(x, p, HB_ETRUNC, "document ends inside an element");
         uint8_t c = p[1];
         if (c == '/') {
-            p = fx_end_tag(x, p);
+            p = fx_end_quick(x, p);
         } else if (c == '!') {
             if (end - p >= 4 && p[2] == '-' && p[3] == '-')
                 p = fx_comment(x, p);
@@ -840,7 +1030,7 @@ static int fx_run(fx *x)
         } else if (c == '?') {
             p = fx_pi(x, p);
         } else {
-            p = fx_start_tag(x, p);
+            p = fx_start_quick(x, p);
         }
         if (!p)
             return x->rc ? x->rc : HB_EPARSE;
@@ -860,6 +1050,7 @@ int hb_vol_fast(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out, h
     x.doc = doc;
     x.end = doc + len;
     x.err = err;
+    x.wstart = FX_NO_WINDOW;
     int rc = vb_init(&x.b, out, err, 1, 1);
     if (rc == HB_OK) {
         rc = fx_run(&x);
