@@ -624,7 +624,7 @@ static int bind(void *ctx, const hb_family *f, const hb_strategy_desc *d, const 
 static const int64_t rows_full[] = {1000, 10000, 100000, 1000000};
 static const int64_t rows_quick[] = {1000, 100000};
 static const int64_t rows_smoke[] = {100};
-static const int64_t digits[] = {0, 3, 6, 9};
+static const int64_t digits[] = {0, 1, 3, 6, 9};
 static const int64_t offsets[] = {0, 1};
 static const int64_t columns[] = {1, 5};
 static const int64_t dates_full[] = {100000};

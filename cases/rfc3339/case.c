@@ -44,7 +44,7 @@ static const hb_group_desc groups[] = {
      "millis-parse", "strptime", parsers, rows_views, "[^/]+/rows:(1000|10000|100000)/",
      "[^/]+/rows:1000/"},
     {"rfc3339-digits", "time-secfrac digits",
-     "The same column with 0, 3, 6 or 9 time-secfrac digits.",
+     "The same column with 0, 1, 3, 6 or 9 time-secfrac digits.",
      "millis-parse", "strptime", parsers, digits_views, "", IR_PARSERS},
     {"rfc3339-offset", "time-offset Z or numeric",
      "The same column with every time-offset Z (numeric:0) or numeric (numeric:1).",
