@@ -11,7 +11,7 @@
  * The strings are what Spanner emits: upper-case 'T' and 'Z', 'Z' on most rows and a numeric
  * offset ("+05:30", "-00:00", up to "+23:59") on some (or on all, or none: params.offsets), a
  * fraction of 0, 3, 6 or 9 digits (trailing zero groups of three trimmed, so ".120" but never
- * ".120000"), local dates always of years 0001-9999. Milliseconds are rounded down, as
+ * ".120000"; params.fraction 1 gives one non-zero digit, as writers that trim every zero do), local dates always of years 0001-9999. Milliseconds are rounded down, as
  * UNIX_MILLIS() does. Instants: 85% uniform in 1970-2100, 14% uniform in 0001-1969, 1% at the
  * edges (the range limits, the epoch, 2^31 and 2^32 seconds and their neighbours).
  *
@@ -57,7 +57,7 @@ typedef struct hb_ts_params {
     uint64_t rows;    /* rows, 0 to HB_TS_MAX_ROWS */
     uint32_t columns; /* instants per row, 1 to HB_TS_MAX_COLUMNS */
     int encoding;     /* enum hb_ts_encoding */
-    int fraction;     /* digits of every fraction: 0, 3, 6, 9; or HB_TS_FRACTION_MIXED */
+    int fraction;     /* digits of every fraction: 0, 1, 3, 6, 9; or HB_TS_FRACTION_MIXED */
     int offsets;      /* enum hb_ts_offsets */
     uint64_t seed;
 } hb_ts_params;
@@ -69,7 +69,7 @@ typedef struct hb_ts_value {
     int32_t offset_min;  /* the numeric offset in minutes, east positive (0 for 'Z') */
     uint8_t zulu;        /* written with 'Z' */
     uint8_t neg_zero;    /* written "-00:00" */
-    uint8_t frac_digits; /* 0, 3, 6 or 9 */
+    uint8_t frac_digits; /* 0, 1, 3, 6 or 9 */
 } hb_ts_value;
 
 /* What a set is. */

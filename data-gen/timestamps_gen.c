@@ -44,9 +44,9 @@ int hb_ts_params_check(const hb_ts_params *p, const char **why)
     else if (p->encoding != HB_TS_RFC3339 && p->encoding != HB_TS_MILLIS &&
              p->encoding != HB_TS_BOTH)
         w = "encoding must be rfc3339, millis or both";
-    else if (p->fraction != HB_TS_FRACTION_MIXED && p->fraction != 0 && p->fraction != 3 &&
-             p->fraction != 6 && p->fraction != 9)
-        w = "fraction digits must be 0, 3, 6, 9 or mixed";
+    else if (p->fraction != HB_TS_FRACTION_MIXED && p->fraction != 0 && p->fraction != 1 &&
+             p->fraction != 3 && p->fraction != 6 && p->fraction != 9)
+        w = "fraction digits must be 0, 1, 3, 6, 9 or mixed";
     else if (p->offsets != HB_TS_OFFSETS_MIXED && p->offsets != HB_TS_OFFSETS_Z &&
              p->offsets != HB_TS_OFFSETS_NUMERIC)
         w = "offsets must be mixed, z or numeric";
@@ -94,6 +94,9 @@ void hb_ts_value_at(const hb_ts_params *p, uint64_t j, hb_ts_value *v)
     int digits = p->fraction >= 0 ? p->fraction : (int)(r_frac % 4) * 3;
     uint64_t r = r_frac >> 2;
     switch (digits) {
+    case 1: /* tenths, never 0: a writer that trims every trailing zero (Go's RFC3339Nano) */
+        v->nanos = (int32_t)(1 + r % 9) * 100000000;
+        break;
     case 3: /* the group of three is never all zeros: Spanner would trim it */
         v->nanos = (int32_t)(1 + r % 999) * 1000000;
         break;

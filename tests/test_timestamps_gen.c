@@ -288,8 +288,8 @@ static void test_shape(void **state)
 static void test_modes(void **state)
 {
     (void)state;
-    static const int fractions[] = {0, 3, 6, 9};
-    for (size_t fi = 0; fi < 4; fi++) {
+    static const int fractions[] = {0, 1, 3, 6, 9};
+    for (size_t fi = 0; fi < sizeof fractions / sizeof fractions[0]; fi++) {
         for (int off = HB_TS_OFFSETS_Z; off <= HB_TS_OFFSETS_NUMERIC; off++) {
             hb_ts_params p = params(3000, 1, HB_TS_RFC3339, 99);
             p.fraction = fractions[fi];

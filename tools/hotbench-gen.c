@@ -3,7 +3,7 @@
  *     hotbench-gen chunked [--size N] [--chunk-size N|MIN-MAX] [--gzip[=LEVEL]] [--trailer]
  *                          [--seed S] -o FILE
  *     hotbench-gen timestamps [--rows N] [--columns N] [--encoding rfc3339|millis|both]
- *                             [--fraction 0|3|6|9|mixed] [--offsets mixed|z|numeric] [--seed S]
+ *                             [--fraction 0|1|3|6|9|mixed] [--offsets mixed|z|numeric] [--seed S]
  *                             -o FILE
  *     hotbench-gen volumes [--volumes N] [--tags N] [--compact] [--next-token] [--seed S] -o FILE
  *
@@ -328,7 +328,7 @@ static void hb_timestamps_help(FILE *f)
             "      --columns N         instants per row, 1 to %u (default 1)\n"
             "      --encoding E        rfc3339 (default), millis, or both: the RFC 3339\n"
             "                          columns, then the millis columns of the same instants\n"
-            "      --fraction D        fraction digits of every value: 0, 3, 6, 9, or mixed\n"
+            "      --fraction D        fraction digits of every value: 0, 1, 3, 6, 9, or mixed\n"
             "                          (default: a quarter each)\n"
             "      --offsets O         mixed (default: 'Z' on 90%%), z, or numeric\n"
             "      --seed S            PRNG seed (default %llu); the same options and seed\n"
@@ -394,10 +394,10 @@ static int hb_cmd_timestamps(int argc, char **argv)
         case OPT_FRACTION:
             if (strcmp(optarg, "mixed") == 0)
                 p.fraction = HB_TS_FRACTION_MIXED;
-            else if (optarg[0] && strchr("0369", optarg[0]) && optarg[1] == '\0')
+            else if (optarg[0] && strchr("01369", optarg[0]) && optarg[1] == '\0')
                 p.fraction = optarg[0] - '0';
             else
-                return hb_usage_error(sub, "--fraction '%s': expected 0, 3, 6, 9 or mixed",
+                return hb_usage_error(sub, "--fraction '%s': expected 0, 1, 3, 6, 9 or mixed",
                                       optarg);
             break;
         case OPT_OFFSETS:
