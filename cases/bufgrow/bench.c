@@ -750,11 +750,12 @@ static const char *const cliff_args[] = {"width", "size", NULL};
 static const char *const only_httpcore[] = {"httpcore", NULL};
 static const char *const only_heap[] = {"httpcore-heap", NULL};
 
-/* Minimum time per repetition (s): 0, google-benchmark's default 0.5 s. 0.1 s was measured
- * (back to back on the 2-vCPU VM, 22 rows from 64 KiB to 64 MiB, 2 runs each): 35% less time
- * but a median CV of 7.4% against 5.1%, first touch varying more between short repetitions;
- * the sizes from 256 MiB take one iteration a repetition, which no minimum time shortens. */
-#define BG_MIN_TIME_S 0
+/* Minimum time per repetition (s), google-benchmark's default being 0.5 s. Measured back to back
+ * on the 2-vCPU VM (22 rows from 64 KiB to 64 MiB, 2 runs of each binary): 0.25 s took 41% less
+ * time with a median CV of 5.1% against 5.4%; 0.1 s raised it to 7.4% against 5.1% (first touch
+ * varies more between short repetitions). The sizes from 256 MiB take one iteration a
+ * repetition, which no minimum time shortens. */
+#define BG_MIN_TIME_S 0.25
 
 /* clang-format off */
 /* group            only           kind           arguments   tuples per profile (full, quick,

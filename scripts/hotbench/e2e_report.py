@@ -300,8 +300,9 @@ def _intro(e2e_json_path, ctx, run_json_path_or_None, run):
     out.append(
         f"hyperfine {ctx.get('hyperfine_version', '?')} timed each tool as a whole process "
         f"(start-up, reading the input from the page cache, the work, writing the output), "
-        f"commands run without a shell (`-N`), with warm-up runs and several timed runs per "
-        f"command (counts per group below; fewer for the large payloads). "
+        f"commands run without a shell (`-N`), with several timed runs per command and "
+        f"warm-up runs for the small payloads (counts per group below; for the large ones the "
+        f"checked run just before has read the input into the page cache). "
         f"Decoders write to /dev/null; generators write a file on disk, removed and `sync`ed "
         f"before each run outside the timing (so the page-cache write is timed, the device "
         f"writeback mostly not). "
