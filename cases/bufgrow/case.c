@@ -3,20 +3,23 @@
 #include "hb_case.h"
 
 /* clang-format off */
-#define S(name, k) {name, HB_ROLE_STRATEGY, k, HB_MODEL_POWER}
-#define CEILING(name) {name, HB_ROLE_CEILING, 1, HB_MODEL_POWER}
-#define PIECEWISE(name) {name, HB_ROLE_STRATEGY, 2, HB_MODEL_PIECEWISE_32}
+#define S(name, k) {name, HB_ROLE_STRATEGY, k, HB_MODEL_POWER, NULL}
+#define CEILING(name) {name, HB_ROLE_CEILING, 1, HB_MODEL_POWER, NULL}
+#define PIECEWISE(name) {name, HB_ROLE_STRATEGY, 2, HB_MODEL_PIECEWISE_32, NULL}
+/* httpcore takes every new array from malloc and frees the dead one; httpcore-heap is the same
+ * arithmetic reusing dead arrays itself, as the JVM's heap does: its custom-allocator twin */
+#define HTTPCORE {"httpcore", HB_ROLE_STRATEGY, 2, HB_MODEL_PIECEWISE_32, "httpcore-heap"}
+#define END {NULL, 0, 0, 0, NULL}
 /* The growth strategies of bufgrow.c's registry, in its order; k of O(n^k) is the bytes copied
  * per body (httpcore, additive: quadratic past 2^30 or from the start). */
 #define SINKS \
-    S("exact", 1), PIECEWISE("httpcore"), S("additive", 2), S("doubling", 1), \
+    S("exact", 1), HTTPCORE, S("additive", 2), S("doubling", 1), \
     S("growth-1.5", 1), S("realloc-doubling", 1), S("sds", 1), S("block-list", 1), \
     S("mmap-reserve", 1), S("mmap-reserve-huge", 1), PIECEWISE("httpcore-heap")
 
-static const hb_strategy_desc body[] = {CEILING("memcpy"), SINKS, {NULL, 0, 0, 0}};
-static const hb_strategy_desc gzip_body[] = {CEILING("inflate"), SINKS, {NULL, 0, 0, 0}};
-static const hb_strategy_desc cliff[] = {PIECEWISE("httpcore"), PIECEWISE("httpcore-heap"),
-                                         {NULL, 0, 0, 0}};
+static const hb_strategy_desc body[] = {CEILING("memcpy"), SINKS, END};
+static const hb_strategy_desc gzip_body[] = {CEILING("inflate"), SINKS, END};
+static const hb_strategy_desc cliff[] = {HTTPCORE, PIECEWISE("httpcore-heap"), END};
 
 static const hb_arg read4k[] = {{"read", 4096}, {NULL, 0}};
 static const hb_arg width32[] = {{"width", 32}, {NULL, 0}};
@@ -45,15 +48,29 @@ static const hb_view_desc cliff_views[] = {
     {NULL},
 };
 
+/* The allocator matrix (docs/allocators.md). The strategies whose body lives in malloc'd or
+ * realloc'd memory, from 64 MiB (past glibc's largest mmap threshold, 32 MiB: every array is its
+ * own mapping) to ALLOC_SIZES; not mmap-reserve(-huge), which map their memory themselves (no
+ * allocator call to compare), nor additive (quadratic: skipped past 16 MiB by the budget), nor
+ * httpcore-heap, whose own reuse of dead arrays is what the twin question compares against
+ * (it is in the cliff's selection). The twins just past 2^30: 1 GiB + 32 KiB, the one size both
+ * run (eight additive steps, each a 1 GiB array). */
+#define ALLOC_SIZES "67108864|268435456"
+#define ALLOC_BODY \
+    "(exact|httpcore|doubling|growth-1\\.5|realloc-doubling|sds|block-list)/size:(" ALLOC_SIZES ")/"
+#define ALLOC_CLIFF "(httpcore|httpcore-heap)/width:32/size:1073774592/"
+
 static const hb_group_desc groups[] = {
     {"bufgrow", "Identity chunked body into one array",
      "One iteration reads a whole chunked body in reads of 4096 bytes into one array.",
      "exact", "memcpy", body, body_views,
-     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/"},
+     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/",
+     ALLOC_BODY},
     {"bufgrow-gzip", "gzip chunked body into one array",
      "The same with a gzip body: inflate, then the same growth.",
      "inflate", "inflate", gzip_body, gzip_views,
-     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/"},
+     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/",
+     NULL /* inflate's cost on top of the same growth: nothing more about the allocator */},
     {"bufgrow-cliff", "httpcore's 32-bit capacity past 2^30",
      "`httpcore` models ByteArrayBuffer's `int` capacity: doubling until `capacity << 1` "
      "overflows, then growth to exactly what is needed, one read at a time, each step copying "
@@ -64,7 +81,8 @@ static const hb_group_desc groups[] = {
      "memory is reused for a later one and zeroed, as a `new byte[]` is, so its steady steps pay "
      "zeroing and copying but no page faults. The real JVM should lie between the two.",
      NULL, "bufgrow/memcpy/size:4194304/read:4096/real_time", cliff, cliff_views,
-     "httpcore/width:24/size:(1048576|4194304|4456448)/", "httpcore/width:24/size:1048576/"},
+     "httpcore/width:24/size:(1048576|4194304|4456448)/", "httpcore/width:24/size:1048576/",
+     ALLOC_CLIFF},
     {NULL},
 };
 
