@@ -120,8 +120,12 @@ typedef struct hb_group_desc {
                                * strategy's first character (anchored, unlike gate_select),
                                * selecting what the allocator matrix (make bench-alloc) runs
                                * under every allocator, e.g.
-                               * "(exact|sds)/size:(67108864|1700000000)/"; NULL = the group is
-                               * not in the matrix ("" = all of it) */
+                               * "(exact|sds)/size:(67108864|268435456)/"; NULL = the group is
+                               * not in the matrix ("" = all of it). What it selects should take
+                               * well under a minute per allocator on a 2-vCPU VM */
+    const char *alloc_select_long; /* the same for the rows added by bench_alloc.py --long: those
+                                    * that take minutes per allocator there (1 GiB and more of
+                                    * fresh memory per run); NULL = none */
 } hb_group_desc;
 
 /* A whole-process run: a generator and a decoder command on its output

@@ -170,6 +170,7 @@ static void put_groups(FILE *f, const hb_group_desc *g)
         put_key(f, "ir_select", 0), put_str(f, g[i].gate_ir_select);
         fputc('}', f);
         put_key(f, "alloc_select", 0), put_str(f, g[i].alloc_select);
+        put_key(f, "alloc_select_long", 0), put_str(f, g[i].alloc_select_long);
         fputc('}', f);
     }
     fputc(']', f);

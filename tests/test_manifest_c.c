@@ -25,8 +25,8 @@ static const hb_view_desc views[] = {
 };
 static const hb_group_desc groups[] = {
     {"demo", "A \"quoted\" title\n", "about\\", "ref", "floor", strategies, NULL, "", NULL,
-     "ref/n:(1|2)/"},
-    {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL, NULL},
+     "ref/n:(1|2)/", "ref/n:3/"},
+    {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL, NULL, NULL},
     {NULL},
 };
 static const hb_case_desc desc = {"demo", "Demo \xc3\xa9t\xe9 \xed\xa0\x80 \xf0\x9f\x93\x88\xf0",
@@ -64,9 +64,9 @@ static void test_json(void **state)
     assert_non_null(strstr(j, "\"title\":\"Demo \xc3\xa9t\\ufffd \\ufffd\\ufffd\\ufffd "
                               "\xf0\x9f\x93\x88\\ufffd\","));
     assert_non_null(strstr(j, "\"views\":[],\"gate\":{\"select\":\"\",\"ir_select\":null},"
-                              "\"alloc_select\":\"ref/n:(1|2)/\"}"));
+                              "\"alloc_select\":\"ref/n:(1|2)/\",\"alloc_select_long\":\"ref/n:3/\"}"));
     assert_non_null(strstr(j, "\"gate\":{\"select\":null,\"ir_select\":null},"
-                              "\"alloc_select\":null}"));
+                              "\"alloc_select\":null,\"alloc_select_long\":null}"));
     assert_non_null(strstr(j, "\"name\":\"ref\",\"role\":\"strategy\",\"complexity\":1,"
                               "\"model\":\"power\",\"custom_allocator_twin\":\"floor\"}"));
     assert_non_null(strstr(j, "\"model\":\"power\",\"custom_allocator_twin\":null}"));
@@ -95,7 +95,7 @@ static void test_unique(void **state)
         {NULL, 0, 0, 0, NULL},
     };
     static const hb_group_desc g_twice[] = {
-        {"g", "t", "a", NULL, NULL, twice, NULL, NULL, NULL, NULL}, {NULL}};
+        {"g", "t", "a", NULL, NULL, twice, NULL, NULL, NULL, NULL, NULL}, {NULL}};
     static const hb_case_desc d_twice = {"dup", "D", "i", g_twice, NULL, NULL, NULL};
     const hb_case c1[] = {{"dup", reg, &d_twice}};
     assert_int_equal(hb_manifest_unique(c1, 1, why, sizeof why), 0);
@@ -107,7 +107,7 @@ static void test_unique(void **state)
     assert_non_null(strstr(why, "group 'demo' is described twice"));
     /* view key "demo" in another group of another case */
     static const hb_group_desc g_view[] = {{"other", "t", "a", NULL, NULL, strategies, views,
-                                            NULL, NULL, NULL},
+                                            NULL, NULL, NULL, NULL},
                                            {NULL}};
     static const hb_case_desc d_view = {"view", "V", "i", g_view, NULL, NULL, NULL};
     const hb_case c3[] = {{"demo", reg, &desc}, {"view", reg, &d_view}};
@@ -131,9 +131,9 @@ static void test_twin(void **state)
         {NULL, 0, 0, 0, NULL},
     };
     static const hb_group_desc g_self[] = {
-        {"g", "t", "a", NULL, NULL, self, NULL, NULL, NULL, NULL}, {NULL}};
+        {"g", "t", "a", NULL, NULL, self, NULL, NULL, NULL, NULL, NULL}, {NULL}};
     static const hb_group_desc g_unknown[] = {
-        {"h", "t", "a", NULL, NULL, unknown, NULL, NULL, NULL, NULL}, {NULL}};
+        {"h", "t", "a", NULL, NULL, unknown, NULL, NULL, NULL, NULL, NULL}, {NULL}};
     static const hb_case_desc d_self = {"s", "S", "i", g_self, NULL, NULL, NULL};
     static const hb_case_desc d_unknown = {"u", "U", "i", g_unknown, NULL, NULL, NULL};
     const hb_case c1[] = {{"s", reg, &d_self}};

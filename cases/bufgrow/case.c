@@ -50,27 +50,28 @@ static const hb_view_desc cliff_views[] = {
 
 /* The allocator matrix (docs/allocators.md). The strategies whose body lives in malloc'd or
  * realloc'd memory, from 64 MiB (past glibc's largest mmap threshold, 32 MiB: every array is its
- * own mapping) to ALLOC_SIZES; not mmap-reserve(-huge), which map their memory themselves (no
- * allocator call to compare), nor additive (quadratic: skipped past 16 MiB by the budget), nor
- * httpcore-heap, whose own reuse of dead arrays is what the twin question compares against
- * (it is in the cliff's selection). The twins just past 2^30: 1 GiB + 32 KiB, the one size both
- * run (eight additive steps, each a 1 GiB array). */
-#define ALLOC_SIZES "67108864|268435456"
-#define ALLOC_BODY \
-    "(exact|httpcore|doubling|growth-1\\.5|realloc-doubling|sds|block-list)/size:(" ALLOC_SIZES ")/"
-#define ALLOC_CLIFF "(httpcore|httpcore-heap)/width:32/size:1073774592/"
+ * own mapping): 64 and 256 MiB in the default matrix, 1 GiB and 1.7 GB with --long (5-20 s a run
+ * each at the 0.25-0.35 GB/s of first touch of a 2-vCPU VM). Not mmap-reserve(-huge), which map
+ * their memory themselves (no allocator call to compare), nor additive (quadratic: skipped past
+ * 16 MiB by the budget), nor httpcore-heap, which reuses its dead arrays itself (it is in the
+ * cliff's selection, as httpcore's twin). The twins just past 2^30 (--long: over 2 minutes a run
+ * there): 1 GiB + 32 KiB, the one size both run (eight additive steps, each a 1 GiB array). */
+#define ALLOC_STRATEGIES "(exact|httpcore|doubling|growth-1\\.5|realloc-doubling|sds|block-list)"
+#define ALLOC_BODY ALLOC_STRATEGIES "/size:(67108864|268435456)/"
+#define ALLOC_BODY_LONG ALLOC_STRATEGIES "/size:(1073741824|1700000000)/"
+#define ALLOC_CLIFF_LONG "(httpcore|httpcore-heap)/width:32/size:1073774592/"
 
 static const hb_group_desc groups[] = {
     {"bufgrow", "Identity chunked body into one array",
      "One iteration reads a whole chunked body in reads of 4096 bytes into one array.",
      "exact", "memcpy", body, body_views,
      "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/",
-     ALLOC_BODY},
+     ALLOC_BODY, ALLOC_BODY_LONG},
     {"bufgrow-gzip", "gzip chunked body into one array",
      "The same with a gzip body: inflate, then the same growth.",
      "inflate", "inflate", gzip_body, gzip_views,
      "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/",
-     NULL /* inflate's cost on top of the same growth: nothing more about the allocator */},
+     NULL, NULL /* inflate's cost on top of the same growth: nothing more on the allocator */},
     {"bufgrow-cliff", "httpcore's 32-bit capacity past 2^30",
      "`httpcore` models ByteArrayBuffer's `int` capacity: doubling until `capacity << 1` "
      "overflows, then growth to exactly what is needed, one read at a time, each step copying "
@@ -82,7 +83,7 @@ static const hb_group_desc groups[] = {
      "zeroing and copying but no page faults. The real JVM should lie between the two.",
      NULL, "bufgrow/memcpy/size:4194304/read:4096/real_time", cliff, cliff_views,
      "httpcore/width:24/size:(1048576|4194304|4456448)/", "httpcore/width:24/size:1048576/",
-     ALLOC_CLIFF},
+     NULL, ALLOC_CLIFF_LONG},
     {NULL},
 };
 

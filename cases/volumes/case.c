@@ -41,7 +41,7 @@ static const hb_group_desc groups[] = {
       * each, a DOM), and expat-typed's region twin; not memchr-scan and expat-count (no model
       * built) nor fast (an arena and strings in the input) */
      "(expat-tree|expat-typed|expat-typed-arena|libxml2-dom)/volumes:300/tags:20/compact:0/"
-     "piece:0/"},
+     "piece:0/", NULL},
     {NULL},
 };
 
