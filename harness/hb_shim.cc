@@ -6,7 +6,9 @@
 // process exit status says whether every timed strategy was verified.
 
 #include "hb.h"
+#include "hb_alloc.h"
 #include "hb_calibrate.h"
+#include "hb_counters.h"
 #include "hb_manifest.h"
 #include "hb_size.h"
 #ifdef HB_TEST_HOOKS
@@ -326,6 +328,48 @@ const std::string *&callgrind_family()
     return family;
 }
 
+// The kernel's side of the running benchmark's timed loop (hb_counters.h): minor faults, peak
+// resident memory, memory system calls. One per process, disabled until hb_main opens it on the
+// thread that runs the benchmarks (google-benchmark 1.7.1 runs a one-thread benchmark there).
+hb_counters &counters()
+{
+    static hb_counters c = [] {
+        hb_counters z = {};
+        for (int &fd : z.fds)
+            fd = -1;
+        return z;
+    }();
+    return c;
+}
+
+// Puts the counters of the benchmark call that just returned into its row, per iteration, when
+// its timed loop ran and it neither failed nor skipped (docs/manifest.md, "Fields of a run's
+// rows"). google-benchmark keeps the last call's State for the row: the sizing calls' counters
+// go with their own States.
+void add_row_counters(benchmark::State &st)
+{
+    hb_counters &c = counters();
+    if (!c.live)
+        return;
+    hb_counters_end(&c); // a loop left early (a failure inside it) stops counting here
+    if (!c.ended || st.error_occurred() || st.iterations() <= 0)
+        return;
+    double iters = static_cast<double>(st.iterations());
+    double faults = static_cast<double>(c.minor_faults) / iters;
+    st.counters["minor_faults"] = benchmark::Counter(faults);
+    auto bytes = st.counters.find("bytes_per_second"); // total bytes until the run finishes
+    if (bytes != st.counters.end() && bytes->second.value > 0)
+        st.counters["minor_faults_per_mb"] =
+            benchmark::Counter(faults / (bytes->second.value / iters / 1e6));
+    if (c.peak_rss_bytes)
+        st.counters["peak_rss_bytes"] = benchmark::Counter(static_cast<double>(c.peak_rss_bytes));
+    if (!c.syscalls_ok)
+        return;
+    for (int i = 0; i < HB_COUNTERS_SYSCALLS; i++)
+        st.counters[std::string(hb_counters_syscall_name(i)) + "_calls"] =
+            benchmark::Counter(static_cast<double>(c.syscalls[i]) / iters);
+}
+
 // The number of arguments of each family (State has no count of its own in 1.7.1).
 std::map<std::string, size_t> &family_nargs()
 {
@@ -384,6 +428,7 @@ struct Flags {
     bool calibrate = false;
     bool manifest = false;
     bool list_only = false; // --benchmark_list_tests: nothing will run
+    const char *allocator = "glibc"; // --hb_allocator (hb_alloc.h)
 };
 
 // Parses one --hb_* flag a into *opt and *f. Returns 0, 1 when a is not an --hb_* flag, or 2
@@ -424,6 +469,13 @@ int parse_hb_flag(const char *a, hb_options *opt, Flags *f)
             return 2;
         }
         opt->repetitions = static_cast<int>(r);
+    } else if ((v = flag_value(a, "--hb_allocator"))) {
+        if (!hb_alloc_known(v)) {
+            std::fprintf(stderr, "hotbench: --hb_allocator is one of %s, not '%s'\n",
+                         HB_ALLOC_NAMES, v);
+            return 2;
+        }
+        f->allocator = v;
     } else if (!std::strcmp(a, "--hb_manifest")) {
         f->manifest = true;
     } else if (!std::strcmp(a, "--hb_calibrate")) {
@@ -636,6 +688,14 @@ void hb_print_help(void *f)
                  "                                 of MemAvailable when it runs)\n"
                  "  --hb_repetitions=N             repetitions of each benchmark, 1 to 1000\n"
                  "                                 (default: 3 for full and quick, 1 for smoke)\n"
+                 "  --hb_allocator=NAME            the malloc the run measures: glibc (default),\n"
+                 "                                 jemalloc, mimalloc or tcmalloc (Debian's\n"
+                 "                                 shared library). hotbench re-executes itself\n"
+                 "                                 with it in LD_PRELOAD: one binary serves every\n"
+                 "                                 allocator, no rebuild, but the preload is\n"
+                 "                                 process-wide (google-benchmark, expat, zlib\n"
+                 "                                 use it too, as in an application linking it).\n"
+                 "                                 Recorded in the JSON context (hb_allocator*)\n"
                  "  --hb_calibrate                 measure this machine (< 3 s: first touch of\n"
                  "                                 256 MiB, warm copy of 64 MiB, medians of 3),\n"
                  "                                 print one JSON object and exit; runs nothing:\n"
@@ -698,6 +758,50 @@ int register_cases(const hb_options &opt, const hb_case *cases, size_t ncases)
 
 } // namespace
 
+namespace {
+
+// Opens the timed loops' counters on this thread (the one that runs the benchmarks) and records
+// in the context whether the system calls are counted: "tracepoints" or "unavailable: <why>".
+// Under valgrind nothing is counted (valgrind's memory is not the program's; callgrind's counts
+// must not include the counters' system calls).
+void open_counters()
+{
+    hb_counters &c = counters();
+#ifdef HB_CALLGRIND
+    if (RUNNING_ON_VALGRIND)
+        hb_counters_disable(&c, "under valgrind");
+    else
+#endif
+        hb_counters_open(&c);
+    hb_add_context("hb_syscall_counts", c.syscalls_why);
+}
+
+// The run's context keys of its build, options and allocator (measurement rule 6).
+void record_context(const hb_options &opt, const hb_alloc_info &alloc)
+{
+    const char *rev = std::getenv("HB_GIT_REV");
+#ifdef HB_GIT_REV_BUILD
+    if (!rev || !*rev)
+        rev = HB_GIT_REV_BUILD;
+#endif
+    hb_add_context("hb_git_revision", rev && *rev ? rev : "unknown");
+    hb_add_context("hb_compiler", HB_COMPILER);
+    hb_add_context("hb_build_flags", HB_BUILD_FLAGS);
+    hb_add_context("hb_build_type", HB_BUILD_TYPE);
+    hb_add_context("hb_benchmark_version", HB_BENCHMARK_VERSION);
+    hb_add_context("hb_profile", opt.profile);
+    char budget[32];
+    std::snprintf(budget, sizeof budget, "%g", opt.budget_s);
+    hb_add_context("hb_budget_s", budget);
+    hb_add_context("hb_read_size", std::to_string(opt.read_size).c_str());
+    hb_add_context("hb_repetitions", std::to_string(opt.repetitions).c_str());
+    hb_add_context("hb_allocator", alloc.name);
+    hb_add_context("hb_allocator_version", alloc.version);
+    hb_add_context("hb_allocator_library", alloc.library);
+}
+
+} // namespace
+
 int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
 {
     static hb_options opt;
@@ -722,6 +826,16 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     }
     if (opt.repetitions < 0)
         opt.repetitions = opt.profile_id == HB_PROFILE_SMOKE ? 1 : 3;
+    // --hb_allocator: re-executes this process under the allocator (not returning) the first
+    // time; in the re-executed process, checks that the allocator serves malloc.
+    static hb_alloc_info alloc;
+    if (!help) {
+        char msg[1024];
+        if (hb_alloc_enter(flags.allocator, argv, &alloc, msg, sizeof msg) != HB_OK) {
+            std::fprintf(stderr, "%s\n", msg);
+            return 2;
+        }
+    }
     if (help) {
         std::printf("usage: hotbench [--hb_* options] [--benchmark_* options]\n\n"
                     "Runs every case's strategies, each verified against its reference before\n"
@@ -762,22 +876,8 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     selection().list_only = flags.list_only;
     selection().filter = benchmark::GetBenchmarkFilter();
 
-    const char *rev = std::getenv("HB_GIT_REV");
-#ifdef HB_GIT_REV_BUILD
-    if (!rev || !*rev)
-        rev = HB_GIT_REV_BUILD;
-#endif
-    hb_add_context("hb_git_revision", rev && *rev ? rev : "unknown");
-    hb_add_context("hb_compiler", HB_COMPILER);
-    hb_add_context("hb_build_flags", HB_BUILD_FLAGS);
-    hb_add_context("hb_build_type", HB_BUILD_TYPE);
-    hb_add_context("hb_benchmark_version", HB_BENCHMARK_VERSION);
-    hb_add_context("hb_profile", opt.profile);
-    char budget[32];
-    std::snprintf(budget, sizeof budget, "%g", opt.budget_s);
-    hb_add_context("hb_budget_s", budget);
-    hb_add_context("hb_read_size", std::to_string(opt.read_size).c_str());
-    hb_add_context("hb_repetitions", std::to_string(opt.repetitions).c_str());
+    record_context(opt, alloc);
+    open_counters();
 
     if (register_cases(opt, cases, ncases) != 0)
         return 1;
@@ -868,7 +968,9 @@ hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg)
             callgrind_family() = &family;
             t_slowdown = Slowdown();
             t_slowdown.fraction = fraction;
+            hb_counters_begin(&counters());
             fn(reinterpret_cast<hb_state *>(&st), arg);
+            add_row_counters(st);
             t_slowdown = Slowdown();
             if (fraction > 0 && !st.error_occurred())
                 st.counters["hb_injected_fraction"] = benchmark::Counter(fraction);
@@ -877,7 +979,9 @@ hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg)
     benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(
         name, [fn, arg, family = std::string(name)](benchmark::State &st) {
             callgrind_family() = &family;
+            hb_counters_begin(&counters());
             fn(reinterpret_cast<hb_state *>(&st), arg);
+            add_row_counters(st);
         });
 #endif
     b->UseRealTime();
@@ -942,6 +1046,9 @@ int64_t hb_state_arg(const hb_state *st, size_t i)
 int hb_state_keep_running(hb_state *st)
 {
     benchmark::State &s = S(st);
+    hb_counters &c = counters();
+    if (c.live && !c.started) // the first call: counting starts before the timer does
+        hb_counters_resume(&c);
 #ifdef HB_TEST_HOOKS
     // TEST-ONLY: HB_INJECT=slowdown pays the timed work's debt while the timer runs: at a
     // checkpoint, and before the last KeepRunning call (iterations() == max_iterations) stops it.
@@ -981,6 +1088,8 @@ int hb_state_keep_running(hb_state *st)
         }
     }
 #endif
+    if (!more && c.live) // the timer has stopped
+        hb_counters_end(&c);
     return more;
 }
 
@@ -1000,10 +1109,13 @@ void hb_state_pause_timing(hb_state *st)
     }
 #endif
     S(st).PauseTiming();
+    hb_counters_pause(&counters());
 }
 
 void hb_state_resume_timing(hb_state *st)
 {
+    if (counters().started) // a resume inside the timed loop, not one before it
+        hb_counters_resume(&counters());
     S(st).ResumeTiming();
 #ifdef HB_TEST_HOOKS
     Slowdown &d = t_slowdown;

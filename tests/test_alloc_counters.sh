@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# test_alloc_counters.sh BINDIR SRCDIR - issue 16 items 1-2 on the runner's side: --hb_allocator
+# (every allocator runs and names itself in the JSON context; missing and unknown ones exit 2)
+# and the timed loop's counters in the rows (values in physically sensible bands, never timings).
+# In a sanitizer build every allocator but glibc is refused (exit 2, the reason named): those
+# runs print a SKIP line instead. Ends with "N passed, M failed".
+set -u
+src=$2
+bin=$1/hotbench
+# shellcheck source=tests/testlib.sh
+. "$src/tests/testlib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export HB_DATA_DIR=$work/data
+unset HB_ALLOCATOR_DIR LD_PRELOAD
+sanitized=0
+case $(build_flags "$1") in *-fsanitize*) sanitized=1 ;; esac
+
+# Counters of a filtered full-profile run: exact at 64 MiB (past glibc's largest mmap threshold,
+# 32 MiB: every iteration's buffer is fresh pages) and a timestamp parse (no allocation).
+"$bin" --hb_profile=full --hb_repetitions=1 --benchmark_min_time=0.001 \
+    --benchmark_filter='^bufgrow/exact/size:67108864/|^rfc3339/simd/rows:1000/' \
+    --benchmark_out="$work/counters.json" >"$work/out" 2>&1
+check "counters run exits 0" test $? -eq 0
+check "counters are sensible" /usr/bin/python3 - "$work/counters.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {b["name"].split("/")[0]: b for b in d["benchmarks"] if b["run_type"] == "iteration"}
+assert set(rows) == {"bufgrow", "rfc3339"}, rows.keys()
+grow, ts = rows["bufgrow"], rows["rfc3339"]
+size = 67108864
+# 4 KiB pages: 244 faults per 1e6 fresh bytes; huge pages or reuse: fewer, never 0 here (the
+# buffer is fresh memory every iteration); more than 2 faults per page would be absurd.
+assert 0.2 <= grow["minor_faults_per_mb"] <= 500, grow
+assert abs(grow["minor_faults"] - grow["minor_faults_per_mb"] * size / 1e6) < 1e-6 * size, grow
+assert grow["peak_rss_bytes"] >= size, grow
+assert ts["minor_faults"] < 1 and ts["minor_faults_per_mb"] < 1, ts
+assert ts["peak_rss_bytes"] > 0, ts
+how = d["context"]["hb_syscall_counts"]
+calls = ("mmap_calls", "munmap_calls", "mremap_calls", "madvise_calls")
+if how == "tracepoints":
+    for k in calls:
+        assert grow[k] >= 0 and ts[k] == 0, (k, grow, ts)
+    assert grow["mmap_calls"] >= 1, grow  # glibc's malloc of 64 MiB maps it
+else:
+    assert how.startswith("unavailable: "), how
+    assert not any(k in grow for k in calls), grow
+PY
+
+# A skipped row carries no counters (its loop never ran).
+"$bin" --hb_profile=smoke --hb_max_memory=100K --benchmark_min_time=0.001 \
+    --benchmark_filter='^bufgrow/exact/size:262144/' --benchmark_out="$work/skip.json" \
+    >"$work/out" 2>&1
+check "skipped row has no counters" /usr/bin/python3 - "$work/skip.json" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"] if b["run_type"] == "iteration"]
+assert rows and all(b.get("error_occurred") and "minor_faults" not in b for b in rows), rows
+PY
+
+# Every allocator: a smoke filter verified and timed, its name, version and library in the
+# context. allocator | the library file's name
+while IFS='|' read -r name so; do
+    "$bin" --hb_allocator="$name" --hb_profile=smoke --benchmark_min_time=0.001 \
+        --benchmark_filter='volumes/|^bufgrow/(exact|realloc-doubling)/' \
+        --benchmark_out="$work/$name.json" >"$work/out" 2>&1
+    status=$?
+    if [ "$sanitized" = 1 ] && [ "$name" != glibc ]; then
+        echo "SKIP: --hb_allocator=$name in a sanitizer build (refused: ASan replaces malloc)"
+        check "$name refused under ASan: exit 2" test "$status" -eq 2
+        check "$name refused under ASan: reason" grep -q "not in a sanitizer build" "$work/out"
+        continue
+    fi
+    check "$name smoke exits 0" test "$status" -eq 0
+    check "$name named in the context" /usr/bin/python3 - "$work/$name.json" "$name" "$so" \
+        "$sanitized" <<'PY'
+import json, sys
+path, name, so, sanitized = sys.argv[1:]
+d = json.load(open(path))
+ctx = d["context"]
+assert ctx["hb_allocator"] == name, ctx
+assert ctx["hb_allocator_version"], ctx
+if sanitized == "0":  # under ASan its runtime serves malloc
+    assert so in ctx["hb_allocator_library"], ctx
+rows = [b for b in d["benchmarks"] if b["run_type"] == "iteration"]
+assert any(b["name"].startswith("volumes/") for b in rows), "no volumes row"
+for b in rows:
+    assert not b.get("error_occurred") and "minor_faults" in b and "peak_rss_bytes" in b, b
+PY
+done <<'ROWS'
+glibc|libc.so.6
+jemalloc|libjemalloc.so.2
+mimalloc|libmimalloc.so.2
+tcmalloc|libtcmalloc_minimal.so.4
+ROWS
+
+# A missing library: exit 2 naming its path and Debian package (not in a sanitizer build, which
+# refuses earlier). name | package
+if [ "$sanitized" = 0 ]; then
+    while IFS='|' read -r name pkg; do
+        HB_ALLOCATOR_DIR=/nonexistent "$bin" --hb_allocator="$name" --hb_profile=smoke \
+            --benchmark_filter='^rfc3339/simd/' >"$work/out" 2>&1
+        check "missing $name exits 2" test $? -eq 2
+        check "missing $name names the package" grep -q \
+            "hotbench: --hb_allocator=$name: /nonexistent/.* not found; install the Debian package $pkg" \
+            "$work/out"
+    done <<'ROWS'
+jemalloc|libjemalloc2
+mimalloc|libmimalloc2.0
+tcmalloc|libtcmalloc-minimal4
+ROWS
+    # glibc chosen while another malloc is preloaded: refused rather than recorded as glibc.
+    LD_PRELOAD=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libjemalloc.so.2 \
+        "$bin" --hb_profile=smoke --benchmark_filter='^rfc3339/simd/' >"$work/out" 2>&1
+    check "glibc under a preloaded malloc exits 2" test $? -eq 2
+    check "glibc under a preloaded malloc: reason" grep -q "malloc is served by .*jemalloc" \
+        "$work/out"
+fi
+
+# An unknown allocator: exit 2, the names listed, nothing run.
+"$bin" --hb_allocator=hoard --hb_profile=smoke >"$work/out" 2>&1
+check "unknown allocator exits 2" test $? -eq 2
+check "unknown allocator lists the names" grep -q \
+    "hotbench: --hb_allocator is one of glibc, jemalloc, mimalloc, tcmalloc, not 'hoard'" \
+    "$work/out"
+"$bin" --help >"$work/out" 2>&1
+check "--help names --hb_allocator" grep -q -- "--hb_allocator=NAME" "$work/out"
+
+summary
