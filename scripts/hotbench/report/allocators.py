@@ -203,7 +203,8 @@ def _verdict(family, s, twin, params, rs):
 
 def peers_note(ad, peers_path, pairs):
     """The real libraries of the twins' cases from the peers JSON, at the size nearest the
-    twins' (the "size" argument and the peers' "size" field); [] when there are none."""
+    twins' (the argument their group's first view scales, and the peer runs' "size" field);
+    [] when there are none."""
     if not peers_path or not os.path.exists(peers_path):
         return []
     try:
@@ -213,10 +214,11 @@ def peers_note(ad, peers_path, pairs):
         return []
     md = []
     for family, s, twin, common in pairs:
-        case = ad.manifest.group(family)["case"]
+        g = ad.manifest.group(family)
+        case, x = g["case"], (g["views"][0]["x"] if g["views"] else "size")
         runs = [r for r in ((peers.get(case) or {}).get("runs") or [])
                 if isinstance(r, dict) and r.get("size") and r.get("seconds")]
-        sizes = [p["size"] for p in common if "size" in p]
+        sizes = [p[x] for p in common if isinstance(p.get(x), (int, float))]
         if not runs or not sizes:
             continue
         near = min(runs, key=lambda r: abs(r["size"] - sizes[0]))
