@@ -12,9 +12,18 @@ import numpy as np
 
 from ..units import fmt_bytes, fmt_time
 
+# Pearson r from which the sentence says time follows the faults (else "partly", below 0.5 not)
+FOLLOWS, PARTLY = 0.8, 0.5
+
+
+def fmt_mem(n):
+    """Bytes of memory in decimal MB or GB, three significant digits."""
+    return "%.3g GB" % (n / 1e9) if n >= 1e9 else "%.3g MB" % (n / 1e6)
+
+
 # (counter, column title, format), the calls shown only where some row has them non-zero.
 ALWAYS = (("minor_faults_per_mb", "faults/MB", lambda x: "%.3g" % x),
-          ("peak_rss_bytes", "peak RSS", fmt_bytes))
+          ("peak_rss_bytes", "peak RSS", fmt_mem))
 WHEN_USED = (("mremap_calls", "mremap calls", lambda x: "%.3g" % x),
              ("madvise_calls", "madvise calls", lambda x: "%.3g" % x))
 
@@ -63,14 +72,15 @@ def case_sentence(run, views):
         if got is None:
             continue
         x, pts = got
-        where = "At %s:%s (`%s`)" % (v.x, "%d" % x if float(x).is_integer() else x, v.family)
+        where = "At %s %s (`%s`)" % (v.x, fmt_bytes(x) if v.unit == "B" else "%g" % x,
+                                     v.family)
         t = np.array([p[1] for p in pts])
         f = np.array([p[2] for p in pts])
         fmb = {p[0]: p[3] for p in pts}
         hi, lo = max(pts, key=lambda p: p[2]), min(pts, key=lambda p: p[2])
         rss = [p[4] for p in pts if p[4] is not None]
-        rss_text = (", peak RSS %s to %s" % (fmt_bytes(min(rss)), fmt_bytes(max(rss)))
-                    if rss else "")
+        rss_text = "" if not rss else ", peak RSS %s" % fmt_mem(min(rss)) + (
+            " to %s" % fmt_mem(max(rss)) if fmt_mem(max(rss)) != fmt_mem(min(rss)) else "")
         if f.max() < 1 or np.ptp(f) == 0:
             return ("%s page faults explain none of the %d strategies' differences: at most "
                     "%.3g minor faults per iteration%s, so their times (%s to %s) come from the "
@@ -78,10 +88,12 @@ def case_sentence(run, views):
                                       fmt_time(t.max())))
         r = float(np.corrcoef(f, t)[0, 1]) if np.ptp(t) > 0 else float("nan")
         slope = float(np.polyfit(f, t, 1)[0])
-        return ("%s time follows minor page faults across the %d strategies (Pearson r = "
+        verb = ("follows" if r >= FOLLOWS else "partly follows" if r >= PARTLY
+                else "does not follow")
+        return ("%s time %s minor page faults across the %d strategies (Pearson r = "
                 "%.2f; least-squares slope %s per fault): `%s` takes the most (%s/MB, %s), "
                 "`%s` the fewest (%s/MB, %s)%s." % (
-                    where, len(pts), r, fmt_time(slope), hi[0], _num(fmb[hi[0]]),
+                    where, verb, len(pts), r, fmt_time(slope), hi[0], _num(fmb[hi[0]]),
                     fmt_time(hi[1]), lo[0], _num(fmb[lo[0]]), fmt_time(lo[1]), rss_text))
     return None
 
