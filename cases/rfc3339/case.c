@@ -17,7 +17,8 @@ static const hb_strategy_desc parsers[] = {
     S("scalar"), S("swar"), S("simd"), SIMD_BUILDS {NULL, 0, 0, 0, NULL},
 };
 /* hb_days_strategies of rfc3339.c */
-static const hb_strategy_desc days[] = {S("hinnant"), S("table"), S("timegm"), {NULL, 0, 0, 0, NULL}};
+static const hb_strategy_desc days[] = {S("hinnant"), S("table"), S("timegm"),
+                                         {NULL, 0, 0, 0, NULL}};
 
 static const hb_arg none[] = {{NULL, 0}};
 static const char *const rows_charts[] = {"table", "bars", "scaling", NULL};
