@@ -101,6 +101,14 @@ def test_section(tmp):
           "the real library beside it at the nearest size, with its per-step figure")
     check("0.34 GB/s" in md, "the machine's first-touch rate from the calibration")
     check("mremap" not in md, "no mremap table when no row has the counter")
+    doc = alloc_doc()
+    for r in doc["runs"]:
+        r["run"]["benchmarks"] = [b for b in r["run"]["benchmarks"] if "/b/" not in b["name"]]
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    md = "\n".join(allocators.section(path, None))
+    check("Not measured side by side in this matrix: `grow/a` / `b`" in md
+          and "--long" in md, "a twin without its pair in the matrix is named, --long suggested")
 
 
 def test_counters(tmp):

@@ -183,9 +183,23 @@ def twin_section(ad, peers):
                     "%.2f" % rs[n] if n in rs else "-" for n in names)))
             if rs:
                 verdicts.append(_verdict(family, s, twin, p, rs))
-    md += [""] + verdicts
+    md += [""] + verdicts + unmeasured_twins(ad, pairs)
     note = peers_note(ad, peers, pairs)
     return md + ([""] + note if note else []) + [""]
+
+
+def unmeasured_twins(ad, pairs):
+    """A sentence naming the twins of the matrix's groups not measured side by side here."""
+    done = {(g, s) for g, s, _, _ in pairs}
+    sel = {g for g, _ in ad.manifest.alloc_selection(long=True)}
+    left = ["`%s/%s` / `%s`" % (g["name"], s["name"], s["custom_allocator_twin"])
+            for g in ad.manifest.groups() if g["name"] in sel for s in g["strategies"]
+            if s.get("custom_allocator_twin") and (g["name"], s["name"]) not in done]
+    if not left:
+        return []
+    return ["", "Not measured side by side in this matrix: %s%s." % (
+        ", ".join(left), "" if ad.doc.get("long") else " (their rows are in `alloc_select_long`"
+        " where the description has them: `scripts/bench_alloc.py --long`)")]
 
 
 def _verdict(family, s, twin, params, rs):
