@@ -164,9 +164,7 @@ def twin_section(ad, peers):
     pairs = twin_pairs(ad)
     if not pairs:
         return ["No strategy of the matrix ran beside its custom-allocator twin (docs/manifest.md"
-                ", `custom_allocator_twin`): the twin question needs both in the selection%s." % (
-                    "" if ad.doc.get("long") else "; some twins are in the `alloc_select_long` "
-                    "rows: `scripts/bench_alloc.py --long`"), ""]
+                ", `custom_allocator_twin`)."] + unmeasured_twins(ad, pairs) + [""]
     names = ad.allocators
     md = ["Each strategy below has a custom-allocator twin: the same work on memory it manages "
           "itself. The ratio strategy / twin per allocator says whether a general-purpose "
