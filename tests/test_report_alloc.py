@@ -175,6 +175,25 @@ def test_manifest():
           "a manifest older than the fields: no selection, no twin")
 
 
+def test_report_alone(tmp):
+    """report.py with an allocator matrix and no in-process run: the section alone."""
+    path = os.path.join(tmp, "alone.alloc.json")
+    with open(path, "w") as f:
+        json.dump(alloc_doc(), f)
+    out = os.path.join(tmp, "rep")
+    cwd = os.getcwd()
+    os.chdir(tmp)  # no results/bench-status.json here
+    try:
+        cli.main(["--run", os.path.join(tmp, "none.json"), "--alloc", path, "--e2e", "",
+                  "--peers", "", "--out", out, "--chart-formats", "none"])
+    finally:
+        os.chdir(cwd)
+    with open(os.path.join(out, "REPORT.md")) as f:
+        md = f.read()
+    check("## Allocators" in md and "10.5 ms (0.26x)" in md and "Missing: the in-process run"
+          in md, "report.py --alloc without a run JSON: the Allocators section alone")
+
+
 def test_cli(tmp):
     check("make bench-alloc" in cli.alloc_section(os.path.join(tmp, "none.json"), None)[0],
           "no matrix: one sentence naming make bench-alloc")
@@ -191,6 +210,7 @@ def main():
         test_counters(tmp)
         test_manifest()
         test_cli(tmp)
+        test_report_alone(tmp)
     done()
 
 

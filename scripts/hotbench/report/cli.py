@@ -110,7 +110,9 @@ def main(argv=None):
     a = parse_args(argv)
     style.configure([f for f in a.chart_formats.split(",") if f] or ["none"], a.dpi)
     status, status_note = load_status(a.status)
-    run = load_run(a.run, status)
+    # with only an allocator matrix (make bench-alloc before any make bench), its section alone
+    alone = status is None and bool(a.alloc) and os.path.exists(a.alloc)
+    run = load_run(a.run, {} if alone else status)
     charts = os.path.join(a.out, "charts")
     try:
         os.makedirs(charts, exist_ok=True)
