@@ -22,6 +22,7 @@ Run under Debian's /usr/bin/python3.
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -43,6 +44,9 @@ def parse_args(argv=None):
                     help="runs per allocator, order rotated per round, 1 to 20 (%(default)s)")
     ap.add_argument("--long", action="store_true",
                     help="also the alloc_select_long rows (tens of minutes on a 2-vCPU VM)")
+    ap.add_argument("--groups", default=None, metavar="REGEX",
+                    help="only the groups whose whole name matches (default: every group with "
+                    "a selection), e.g. to measure the long rows of one group")
     ap.add_argument("--out-dir", default="results/runs", help="(%(default)s)")
     ap.add_argument("--latest", default="results/latest-alloc.json",
                     help="symlink to the newest matrix (%(default)s)")
@@ -58,6 +62,11 @@ def parse_args(argv=None):
         ap.error("--repetitions must be 1 to 100")
     if not 1 <= a.rounds <= 20:
         ap.error("--rounds must be 1 to 20")
+    if a.groups is not None:
+        try:
+            re.compile(a.groups)
+        except re.error as e:
+            ap.error("--groups: %s" % e)
     a.allocators = names
     return a
 

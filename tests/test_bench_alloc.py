@@ -133,6 +133,13 @@ def main():
         check(opt(runs[0], "benchmark_filter") == r"^(grow/((a|b)/n:(1|2)/)|grow/(a/n:3/)|"
               r"g\.x/(p/))", "--long adds the alloc_select_long selection")
 
+        p, runs = run(root, tmp, ["--long", "--groups", "gr.*", "--allocators", "glibc"])
+        check(opt(runs[0], "benchmark_filter") == r"^(grow/((a|b)/n:(1|2)/)|grow/(a/n:3/))",
+              "--groups keeps the groups whose whole name matches")
+        p, runs = run(root, tmp, ["--groups", "nothing"])
+        check(p.returncode == 2 and "--groups" in p.stderr and not runs,
+              "--groups matching no selection: exit 2, nothing run")
+
         p, runs = run(root, tmp, ["--rounds", "2", "--allocators", "glibc,jemalloc"])
         check([opt(r, "hb_allocator") for r in runs] == ["glibc", "jemalloc", "jemalloc",
                                                          "glibc"],

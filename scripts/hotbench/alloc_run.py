@@ -38,13 +38,17 @@ def ere_escape(text):
     return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", text)
 
 
-def build_filter(manifest, long=False):
+def build_filter(manifest, long=False, groups=None):
     """The one --benchmark_filter of the selections: ^(<group>/(<sel>)|...), each selection
-    anchored at the strategy's first character. AllocError when nothing is selected."""
-    parts = ["%s/(%s)" % (ere_escape(g), sel) for g, sel in manifest.alloc_selection(long)]
+    anchored at the strategy's first character; groups: a regex the group names must match
+    whole (None: every group). AllocError when nothing is selected."""
+    parts = ["%s/(%s)" % (ere_escape(g), sel) for g, sel in manifest.alloc_selection(long)
+             if groups is None or re.fullmatch(groups, g)]
     if not parts:
-        raise AllocError("no group of the manifest has an alloc_select%s: nothing to run "
-                         "(docs/manifest.md)" % (" or alloc_select_long" if long else ""))
+        raise AllocError("no group of the manifest%s has an alloc_select%s: nothing to run "
+                         "(docs/manifest.md)" % (
+                             " matching --groups %r" % groups if groups is not None else "",
+                             " or alloc_select_long" if long else ""))
     return "^(%s)" % "|".join(parts)
 
 
@@ -163,7 +167,7 @@ def run_matrix(a, log=print):
         manifest = Manifest.from_binary(hotbench)
     except ManifestError as e:
         raise AllocError(str(e))
-    flt = build_filter(manifest, a.long)
+    flt = build_filter(manifest, a.long, a.groups)
     t0 = time.monotonic()
     ok, skipped = available(hotbench, a.allocators, flt, log)
     doc = {"schema": SCHEMA, "created": datetime.datetime.now(datetime.timezone.utc)
