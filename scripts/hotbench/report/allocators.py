@@ -255,7 +255,9 @@ def header(ad):
     """Which allocators ran, their versions and libraries, what was skipped, how long."""
     d = ad.doc
     md = ["From `%s` (revision %s, %s): %d repetition(s) per run, %d round(s), every benchmark "
-          "verified under each allocator before it was timed; the whole matrix took %s." % (
+          "verified under each allocator before it was timed; the whole matrix took %s. The load "
+          "average is the machine's at the end of each run (2 vCPUs: above 2, other work "
+          "shared them)." % (
               os.path.relpath(os.path.realpath(ad.path)), d.get("revision"), d.get("created"),
               d.get("repetitions") or 0, d.get("rounds") or 0,
               fmt_time(d.get("seconds"))), ""]
@@ -264,14 +266,17 @@ def header(ad):
         md[0] += (" This machine's first touch of fresh memory: %.2f GB/s, warm copy %.1f GB/s "
                   "(hotbench --hb_calibrate)." % (cal["first_touch_gbps"],
                                                  cal.get("warm_copy_gbps") or float("nan")))
-    md += ["| allocator | version | library | syscall counts | run time |", "|---|---|---|---|---|"]
+    md += ["| allocator | version | library | syscall counts | run time | load average |",
+           "|---|---|---|---|---|---|"]
     for n in ad.allocators:
         c = ad.context[n]
-        md.append("| %s | %s | `%s` | %s | %s |" % (
+        load = c.get("load_avg")
+        md.append("| %s | %s | `%s` | %s | %s | %s |" % (
             n, c.get("hb_allocator_version", "-"), c.get("hb_allocator_library", "-"),
-            c.get("hb_syscall_counts", "-"), fmt_time(ad.seconds.get(n))))
+            c.get("hb_syscall_counts", "-"), fmt_time(ad.seconds.get(n)),
+            "%.1f" % load[0] if isinstance(load, list) and load else "-"))
     for s in d.get("skipped") or []:
-        md.append("| %s | skipped | %s | | |" % (s.get("allocator"), s.get("reason")))
+        md.append("| %s | skipped | %s | | | |" % (s.get("allocator"), s.get("reason")))
     failed = [r for r in d.get("runs") or [] if r.get("exit_status") != 0]
     md += [""] + ["**%s FAILED** (hotbench exit %s): its rows are left out." % (
         r.get("allocator"), r.get("exit_status")) for r in failed]
