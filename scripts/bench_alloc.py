@@ -40,6 +40,10 @@ def parse_args(argv=None):
                     help="comma-separated, in the first round's order (%(default)s)")
     ap.add_argument("--repetitions", type=int, default=2,
                     help="hotbench --hb_repetitions per run, 1 to 100 (%(default)s)")
+    ap.add_argument("--budget", type=float, default=60,
+                    help="hotbench --hb_budget: a quadratic row predicted longer is skipped, "
+                    "not run (%(default)s s; hotbench's own default, 10 s, skipped rows of the "
+                    "matrix on a loaded VM)")
     ap.add_argument("--rounds", type=int, default=1,
                     help="runs per allocator, order rotated per round, 1 to 20 (%(default)s)")
     ap.add_argument("--long", action="store_true",
@@ -60,6 +64,8 @@ def parse_args(argv=None):
             "unknown " + ",".join(bad) if bad else "none or repeated", ", ".join(ALLOCATORS)))
     if not 1 <= a.repetitions <= 100:
         ap.error("--repetitions must be 1 to 100")
+    if not 1 <= a.budget <= 1e6:
+        ap.error("--budget must be 1 to 1e6 seconds")
     if not 1 <= a.rounds <= 20:
         ap.error("--rounds must be 1 to 20")
     if a.groups is not None:

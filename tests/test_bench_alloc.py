@@ -117,7 +117,8 @@ def main():
         check([opt(r, "hb_allocator") for r in runs] == ["glibc", "jemalloc", "tcmalloc"],
               "every installed allocator run, glibc first, in the given order")
         check(all(opt(r, "hb_profile") == "full" and opt(r, "hb_repetitions") == "3"
-                  for r in runs), "each run with --hb_profile=full and --hb_repetitions=3")
+                  and opt(r, "hb_budget") == "60" for r in runs),
+              "each run with --hb_profile=full, --hb_repetitions=3 and --hb_budget=60")
         check("mimalloc skipped" in p.stdout and "apt-get install libmimalloc-dev" in p.stdout,
               "the missing allocator is named with its package")
         doc = latest(tmp)

@@ -196,7 +196,7 @@ def _one(a, hotbench, flt, name, k, tmp, progress, doc, log):
     """One allocator's run of round k, appended to doc; its exit status."""
     out = os.path.join(tmp, "%s-%d.json" % (name, k))
     cmd = [hotbench, "--hb_allocator=" + name, "--hb_profile=full",
-           "--hb_repetitions=%d" % a.repetitions, "--benchmark_filter=" + flt,
+           "--hb_repetitions=%d" % a.repetitions, "--hb_budget=%g" % a.budget, "--benchmark_filter=" + flt,
            "--benchmark_out=" + out, "--benchmark_out_format=json"] + list(a.hotbench_args)
     env = dict(os.environ, HB_GIT_REV=a.revision)
     what = "%s (run %d of %d)" % (name, len(doc["order"]) + 1, progress.total)
