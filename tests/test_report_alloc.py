@@ -95,7 +95,8 @@ def test_section(tmp):
           "each allocator's version, library, syscall counting and run time")
     check("| `grow` | `a` / `b` | n:2000000 | 4.00 | 1.05 |" in md,
           "the twin ratio a/b per allocator (40/10, 10.5/10)")
-    check("jemalloc makes `a` behave like `b` (1.05) (glibc: 4.00)" in md,
+    check("jemalloc makes `a` behave like `b` (1.05) (glibc: 4.00). Times (`a` / `b`): glibc "
+          "40 ms / 10 ms, jemalloc 10.5 ms / 10 ms." in md,
           "the verdict names the allocator that closes the gap")
     check("`real` 4 s at 1.9 MB (8 additive steps, additive 125 ms a step)" in md,
           "the real library beside it at the nearest size, with its per-step figure")

@@ -180,7 +180,8 @@ def twin_section(ad, peers):
                 family, s, twin, _args(p), " | ".join(
                     "%.2f" % rs[n] if n in rs else "-" for n in names)))
             if rs:
-                verdicts.append(_verdict(family, s, twin, p, rs))
+                verdicts.append(_verdict(family, s, twin, p, rs) + _times(ad, family, s, twin,
+                                                                          p, rs))
     md += [""] + verdicts + unmeasured_twins(ad, pairs)
     note = peers_note(ad, peers, pairs)
     return md + ([""] + note if note else []) + [""]
@@ -195,9 +196,16 @@ def unmeasured_twins(ad, pairs):
             if s.get("custom_allocator_twin") and (g["name"], s["name"]) not in done]
     if not left:
         return []
-    return ["", "Not measured side by side in this matrix: %s%s." % (
-        ", ".join(left), "" if ad.doc.get("long") else " (their rows are in `alloc_select_long`"
-        " where the description has them: `scripts/bench_alloc.py --long`)")]
+    return ["", "Not measured side by side in this matrix: %s.%s" % (
+        ", ".join(left), "" if ad.doc.get("long") else " `scripts/bench_alloc.py --long` adds "
+        "the rows of `alloc_select_long`, where a description may select them.")]
+
+
+def _times(ad, family, s, twin, params, rs):
+    """' Times (strategy / twin): glibc 40 ms / 10 ms, ...'."""
+    return " Times (`%s` / `%s`): %s." % (s, twin, ", ".join(
+        "%s %s / %s" % (n, fmt_time(ad.cell(n, family, s, params)[0]),
+                        fmt_time(ad.cell(n, family, twin, params)[0])) for n in rs))
 
 
 def _verdict(family, s, twin, params, rs):
