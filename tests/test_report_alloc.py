@@ -89,6 +89,9 @@ def test_section(tmp):
     check("| `a` | n:2000000 | 40 ms | 10.5 ms (0.26x) |" in md,
           "time per allocator with the ratio to glibc (10.5 / 40 = 0.26)")
     check("| `c` | n:2000000 | 250 | 1 |" in md, "faults per MB per allocator")
+    check("In 3 of 3 benchmarks the allocator with the fewest minor page faults per MB is also "
+          "the fastest; jemalloc has the fewest in 2 (0 to 2 per MB" in md,
+          "the faults sentence: fewest faults vs fastest, counted")
     check("| mimalloc | skipped | apt-get install libmimalloc-dev | | | |" in md,
           "the skipped allocator listed with its package")
     check("| glibc | glibc-9 | `/lib/glibc.so` | tracepoints | 60 s | 1.5 |" in md,
