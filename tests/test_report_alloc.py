@@ -90,7 +90,8 @@ def test_section(tmp):
           "time per allocator with the ratio to glibc (10.5 / 40 = 0.26)")
     check("| `c` | n:2000000 | 250 | 1 |" in md, "faults per MB per allocator")
     check("In 3 of 3 benchmarks the allocator with the fewest minor page faults per MB is also "
-          "the fastest; jemalloc has the fewest in 2 (0 to 2 per MB" in md,
+          "the fastest (faults explain the ranking); jemalloc has the fewest in 2 (0 to 2 per "
+          "MB" in md,
           "the faults sentence: fewest faults vs fastest, counted")
     check("| mimalloc | skipped | apt-get install libmimalloc-dev | | | |" in md,
           "the skipped allocator listed with its package")

@@ -156,10 +156,13 @@ def faults_sentence(names, cells):
     top = max(fewest, key=fewest.get)
     fmb = [c[2]["minor_faults_per_mb"] for cs in cells.values()
            for nm, c in zip(names, cs) if c and nm == top and "minor_faults_per_mb" in c[2]]
+    verdict = ("faults explain the ranking" if both >= 0.75 * n else
+               "faults do not explain the ranking" if both <= 0.25 * n else
+               "faults explain part of the ranking")
     return ("In %d of %d benchmarks the allocator with the fewest minor page faults per MB is "
-            "also the fastest; %s has the fewest in %d (%.3g to %.3g per MB; 244 per MB is one "
-            "fault per fresh 4 KiB page of payload)." % (both, n, top, fewest[top], min(fmb),
-                                                          max(fmb)))
+            "also the fastest (%s); %s has the fewest in %d (%.3g to %.3g per MB; 244 per MB is "
+            "one fault per fresh 4 KiB page of payload)." % (both, n, verdict, top, fewest[top],
+                                                              min(fmb), max(fmb)))
 
 
 def twin_pairs(ad):
