@@ -149,6 +149,20 @@ E2E_ARGS ?=
 bench-e2e: build
 	@scripts/e2e.sh $(E2E_ARGS) $(BUILD)
 
+# --- the allocator matrix (issue 16): glibc, jemalloc, mimalloc, tcmalloc on the rows the cases
+#   select (alloc_select in their case.c; docs/allocators.md) ----------------------------------
+#   make bench-alloc   hotbench once per allocator (--hb_allocator=NAME, every benchmark verified
+#                      under it first), one combined results/runs/<time>-<sha>.alloc.json and
+#                      results/latest-alloc.json, then the report (its Allocators section). About
+#                      5 minutes on an idle 2-vCPU VM; an allocator not installed is skipped with
+#                      its Debian package named. ALLOC_ARGS='--long' adds the rows that take
+#                      minutes each there (1 GiB and more: scripts/bench_alloc.py --help).
+ALLOC_ARGS ?=
+.PHONY: bench-alloc
+bench-alloc: build
+	@/usr/bin/python3 scripts/bench_alloc.py --build $(BUILD) $(ALLOC_ARGS)
+	@/usr/bin/python3 scripts/report.py --out $(REPORT_DIR)
+
 # --- a new case (issue 12): cases/<name>/ from templates/case/ plus one line in cases/cases.def --
 .PHONY: new-case
 # NAME reaches the script through the environment: no shell quoting to break (NAME="a'b")

@@ -16,7 +16,13 @@
  *   reference the row a group's ratios divide by in the report (the goal's yardstick);
  *   yardstick the row the CI gate divides a time by so the machine's speed cancels: library code
  *             the project does not change, linear in the size (a strategy of the group, or a
- *             whole benchmark name of another group).
+ *             whole benchmark name of another group);
+ *   allocator matrix  the rows `make bench-alloc` runs under each general-purpose allocator
+ *             (glibc, jemalloc, mimalloc, tcmalloc): a group's alloc_select (docs/allocators.md);
+ *   custom-allocator twin  a strategy running the same algorithm as another on memory it
+ *             manages itself (dead arrays reused, a region): the matrix asks whether a
+ *             general-purpose allocator closes the gap between the two (Berger, Zorn and
+ *             McKinley, "Reconsidering Custom Memory Allocation", OOPSLA 2002).
  */
 #ifndef HB_CASE_H
 #define HB_CASE_H
@@ -47,6 +53,10 @@ typedef struct hb_strategy_desc {
     enum hb_role role;
     int complexity;     /* declared k of O(x^k) along the group's views: 1 or 2; 0 = no class */
     enum hb_model model;
+    const char *custom_allocator_twin; /* the strategy of the same group doing the same work on
+                                        * memory it manages itself (reuses dead arrays like the
+                                        * JVM's heap, carves structs from a region), whose time
+                                        * the allocator matrix divides this one's by; NULL = none */
 } hb_strategy_desc;
 
 /* An argument held fixed in a view: name:value as in the benchmark name. */
@@ -106,6 +116,16 @@ typedef struct hb_group_desc {
                               * "<group>/") selecting what the CI gate times, e.g.
                               * "[^/]+/size:(65536|1048576)/"; "" = all; NULL = not timed */
     const char *gate_ir_select; /* the same for the callgrind instruction counts; NULL = none */
+    const char *alloc_select; /* extended regex over "<strategy>/<args>/", matched from the
+                               * strategy's first character (anchored, unlike gate_select),
+                               * selecting what the allocator matrix (make bench-alloc) runs
+                               * under every allocator, e.g.
+                               * "(exact|sds)/size:(67108864|268435456)/"; NULL = the group is
+                               * not in the matrix ("" = all of it). What it selects should take
+                               * well under a minute per allocator on a 2-vCPU VM */
+    const char *alloc_select_long; /* the same for the rows added by bench_alloc.py --long: those
+                                    * that take minutes per allocator there (1 GiB and more of
+                                    * fresh memory per run); NULL = none */
 } hb_group_desc;
 
 /* A whole-process run: a generator and a decoder command on its output

@@ -108,6 +108,7 @@ static void put_strategies(FILE *f, const hb_strategy_desc *s)
         put_key(f, "role", 0), put_str(f, role_name(s[i].role));
         put_key(f, "complexity", 0), fprintf(f, "%d", s[i].complexity);
         put_key(f, "model", 0), put_str(f, model_name(s[i].model));
+        put_key(f, "custom_allocator_twin", 0), put_str(f, s[i].custom_allocator_twin);
         fputc('}', f);
     }
     fputc(']', f);
@@ -167,7 +168,10 @@ static void put_groups(FILE *f, const hb_group_desc *g)
         put_key(f, "gate", 0), fputc('{', f);
         put_key(f, "select", 1), put_str(f, g[i].gate_select);
         put_key(f, "ir_select", 0), put_str(f, g[i].gate_ir_select);
-        fputs("}}", f);
+        fputc('}', f);
+        put_key(f, "alloc_select", 0), put_str(f, g[i].alloc_select);
+        put_key(f, "alloc_select_long", 0), put_str(f, g[i].alloc_select_long);
+        fputc('}', f);
     }
     fputc(']', f);
 }
@@ -272,17 +276,36 @@ int hb_manifest_describes(const hb_case *cases, size_t n, const char *family, ch
     return 0;
 }
 
+/* Whether strategy s of group g names as its custom-allocator twin another strategy of g (or
+ * none); else 0 and a sentence naming it in why. */
+static int twin_ok(const hb_group_desc *g, const hb_strategy_desc *s, const char *case_name,
+                   char *why, size_t cap)
+{
+    if (!s->custom_allocator_twin)
+        return 1;
+    for (const hb_strategy_desc *t = g->strategies; t->name; t++)
+        if (t != s && strcmp(t->name, s->custom_allocator_twin) == 0)
+            return 1;
+    snprintf(why, cap, "strategy '%s' of group '%s' (cases/%s/case.c) names '%s' as its "
+             "custom_allocator_twin: not another strategy of the group", s->name, g->name,
+             case_name, s->custom_allocator_twin);
+    return 0;
+}
+
 int hb_manifest_unique(const hb_case *cases, size_t n, char *why, size_t cap)
 {
     for (size_t i = 0; i < n; i++) {
         for (const hb_group_desc *g = cases[i].desc->groups; g && g->name; g++) {
-            for (const hb_strategy_desc *s = g->strategies; s && s->name; s++)
+            for (const hb_strategy_desc *s = g->strategies; s && s->name; s++) {
+                if (!twin_ok(g, s, cases[i].name, why, cap))
+                    return 0;
                 for (const hb_strategy_desc *t = g->strategies; t != s; t++)
                     if (strcmp(s->name, t->name) == 0) {
                         snprintf(why, cap, "group '%s' of cases/%s/case.c lists strategy '%s' "
                                  "twice", g->name, cases[i].name, s->name);
                         return 0;
                     }
+            }
             /* the groups of this case before g, and of the cases before it */
             for (size_t j = 0; j <= i; j++) {
                 for (const hb_group_desc *h = cases[j].desc->groups; h && h->name; h++) {

@@ -13,13 +13,13 @@
 
 /* clang-format off */
 static const hb_strategy_desc strategies[] = {
-    {"ref", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
-    {"fast", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
-    {"slow", HB_ROLE_STRATEGY, 2, HB_MODEL_POWER},
-    {NULL, 0, 0, 0},
+    {"ref", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, NULL},
+    {"fast", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, NULL},
+    {"slow", HB_ROLE_STRATEGY, 2, HB_MODEL_POWER, NULL},
+    {NULL, 0, 0, 0, NULL},
 };
 static const hb_group_desc groups[] = {
-    {"t", "test", "test", "ref", "ref", strategies, NULL, "", NULL},
+    {"t", "test", "test", "ref", "ref", strategies, NULL, "", NULL, NULL, NULL},
     {NULL},
 };
 static const hb_case_desc desc = {"t", "test", "test", groups, NULL, NULL, NULL};

@@ -1,5 +1,6 @@
-/* test_manifest_c.c - harness/hb_manifest.c: JSON escaping, and hb_manifest_describes naming
- * what is missing and where (a registered family its case does not describe stops a run). */
+/* test_manifest_c.c - harness/hb_manifest.c: JSON escaping, the allocator matrix's fields, and
+ * hb_manifest_describes naming what is missing and where (a registered family its case does not
+ * describe stops a run). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +13,9 @@
 #include "hb_manifest.h"
 
 static const hb_strategy_desc strategies[] = {
-    {"ref", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
-    {"floor", HB_ROLE_CEILING, 1, HB_MODEL_POWER},
-    {NULL, 0, 0, 0},
+    {"ref", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, "floor"},
+    {"floor", HB_ROLE_CEILING, 1, HB_MODEL_POWER, NULL},
+    {NULL, 0, 0, 0, NULL},
 };
 static const char *const charts[] = {"table", NULL};
 static const hb_view_desc views[] = {
@@ -23,8 +24,9 @@ static const hb_view_desc views[] = {
     {NULL},
 };
 static const hb_group_desc groups[] = {
-    {"demo", "A \"quoted\" title\n", "about\\", "ref", "floor", strategies, NULL, "", NULL},
-    {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL},
+    {"demo", "A \"quoted\" title\n", "about\\", "ref", "floor", strategies, NULL, "", NULL,
+     "ref/n:(1|2)/", "ref/n:3/"},
+    {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL, NULL, NULL},
     {NULL},
 };
 static const hb_case_desc desc = {"demo", "Demo \xc3\xa9t\xe9 \xed\xa0\x80 \xf0\x9f\x93\x88\xf0",
@@ -61,7 +63,13 @@ static void test_json(void **state)
     /* well-formed UTF-8 as it is; a Latin-1 byte, a surrogate, a truncated sequence: U+FFFD */
     assert_non_null(strstr(j, "\"title\":\"Demo \xc3\xa9t\\ufffd \\ufffd\\ufffd\\ufffd "
                               "\xf0\x9f\x93\x88\\ufffd\","));
-    assert_non_null(strstr(j, "\"views\":[],\"gate\":{\"select\":\"\",\"ir_select\":null}"));
+    assert_non_null(strstr(j, "\"views\":[],\"gate\":{\"select\":\"\",\"ir_select\":null},"
+                              "\"alloc_select\":\"ref/n:(1|2)/\",\"alloc_select_long\":\"ref/n:3/\"}"));
+    assert_non_null(strstr(j, "\"gate\":{\"select\":null,\"ir_select\":null},"
+                              "\"alloc_select\":null,\"alloc_select_long\":null}"));
+    assert_non_null(strstr(j, "\"name\":\"ref\",\"role\":\"strategy\",\"complexity\":1,"
+                              "\"model\":\"power\",\"custom_allocator_twin\":\"floor\"}"));
+    assert_non_null(strstr(j, "\"model\":\"power\",\"custom_allocator_twin\":null}"));
     assert_non_null(strstr(j, "\"e2e\":[],\"peers\":[],\"peers_driver\":null}]}"));
     /* JSON has no infinity or NaN: null, not "inf" or "nan" (which made the whole run JSON's
      * manifest unreadable) */
@@ -81,13 +89,13 @@ static void test_unique(void **state)
     char why[256] = "";
     assert_int_equal(hb_manifest_unique(cases, 1, why, sizeof why), 1);
     static const hb_strategy_desc twice[] = {
-        {"a", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
-        {"b", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
-        {"a", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER},
-        {NULL, 0, 0, 0},
+        {"a", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, NULL},
+        {"b", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, NULL},
+        {"a", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, NULL},
+        {NULL, 0, 0, 0, NULL},
     };
-    static const hb_group_desc g_twice[] = {{"g", "t", "a", NULL, NULL, twice, NULL, NULL, NULL},
-                                            {NULL}};
+    static const hb_group_desc g_twice[] = {
+        {"g", "t", "a", NULL, NULL, twice, NULL, NULL, NULL, NULL, NULL}, {NULL}};
     static const hb_case_desc d_twice = {"dup", "D", "i", g_twice, NULL, NULL, NULL};
     const hb_case c1[] = {{"dup", reg, &d_twice}};
     assert_int_equal(hb_manifest_unique(c1, 1, why, sizeof why), 0);
@@ -99,12 +107,41 @@ static void test_unique(void **state)
     assert_non_null(strstr(why, "group 'demo' is described twice"));
     /* view key "demo" in another group of another case */
     static const hb_group_desc g_view[] = {{"other", "t", "a", NULL, NULL, strategies, views,
-                                            NULL, NULL},
+                                            NULL, NULL, NULL, NULL},
                                            {NULL}};
     static const hb_case_desc d_view = {"view", "V", "i", g_view, NULL, NULL, NULL};
     const hb_case c3[] = {{"demo", reg, &desc}, {"view", reg, &d_view}};
     assert_int_equal(hb_manifest_unique(c3, 2, why, sizeof why), 0);
     assert_non_null(strstr(why, "view key 'demo' is used twice"));
+}
+
+/* A custom_allocator_twin must name another strategy of its group: itself or an unknown name
+ * stops the run, naming both. */
+static void test_twin(void **state)
+{
+    (void)state;
+    char why[256] = "";
+    static const hb_strategy_desc self[] = {
+        {"a", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, "a"},
+        {NULL, 0, 0, 0, NULL},
+    };
+    static const hb_strategy_desc unknown[] = {
+        {"a", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, NULL},
+        {"b", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, "c"},
+        {NULL, 0, 0, 0, NULL},
+    };
+    static const hb_group_desc g_self[] = {
+        {"g", "t", "a", NULL, NULL, self, NULL, NULL, NULL, NULL, NULL}, {NULL}};
+    static const hb_group_desc g_unknown[] = {
+        {"h", "t", "a", NULL, NULL, unknown, NULL, NULL, NULL, NULL, NULL}, {NULL}};
+    static const hb_case_desc d_self = {"s", "S", "i", g_self, NULL, NULL, NULL};
+    static const hb_case_desc d_unknown = {"u", "U", "i", g_unknown, NULL, NULL, NULL};
+    const hb_case c1[] = {{"s", reg, &d_self}};
+    assert_int_equal(hb_manifest_unique(c1, 1, why, sizeof why), 0);
+    assert_non_null(strstr(why, "strategy 'a' of group 'g' (cases/s/case.c) names 'a'"));
+    const hb_case c2[] = {{"u", reg, &d_unknown}};
+    assert_int_equal(hb_manifest_unique(c2, 1, why, sizeof why), 0);
+    assert_non_null(strstr(why, "names 'c' as its custom_allocator_twin"));
 }
 
 int main(void)
@@ -113,6 +150,7 @@ int main(void)
         cmocka_unit_test(test_describes),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_unique),
+        cmocka_unit_test(test_twin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

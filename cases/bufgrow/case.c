@@ -3,24 +3,28 @@
 #include "hb_case.h"
 
 /* clang-format off */
-#define S(name, k) {name, HB_ROLE_STRATEGY, k, HB_MODEL_POWER}
-#define CEILING(name) {name, HB_ROLE_CEILING, 1, HB_MODEL_POWER}
-#define PIECEWISE(name) {name, HB_ROLE_STRATEGY, 2, HB_MODEL_PIECEWISE_32}
+#define S(name, k) {name, HB_ROLE_STRATEGY, k, HB_MODEL_POWER, NULL}
+#define CEILING(name) {name, HB_ROLE_CEILING, 1, HB_MODEL_POWER, NULL}
+#define PIECEWISE(name) {name, HB_ROLE_STRATEGY, 2, HB_MODEL_PIECEWISE_32, NULL}
+/* httpcore takes every new array from malloc and frees the dead one; httpcore-heap is the same
+ * arithmetic reusing dead arrays itself, as the JVM's heap does: its custom-allocator twin */
+#define HTTPCORE {"httpcore", HB_ROLE_STRATEGY, 2, HB_MODEL_PIECEWISE_32, "httpcore-heap"}
+#define END {NULL, 0, 0, 0, NULL}
 /* The growth strategies of bufgrow.c's registry, in its order; k of O(n^k) is the bytes copied
  * per body (httpcore, additive: quadratic past 2^30 or from the start). */
 #define SINKS \
-    S("exact", 1), PIECEWISE("httpcore"), S("additive", 2), S("doubling", 1), \
+    S("exact", 1), HTTPCORE, S("additive", 2), S("doubling", 1), \
     S("growth-1.5", 1), S("realloc-doubling", 1), S("sds", 1), S("block-list", 1), \
     S("mmap-reserve", 1), S("mmap-reserve-huge", 1), PIECEWISE("httpcore-heap")
 
-static const hb_strategy_desc body[] = {CEILING("memcpy"), SINKS, {NULL, 0, 0, 0}};
-static const hb_strategy_desc gzip_body[] = {CEILING("inflate"), SINKS, {NULL, 0, 0, 0}};
-static const hb_strategy_desc cliff[] = {PIECEWISE("httpcore"), PIECEWISE("httpcore-heap"),
-                                         {NULL, 0, 0, 0}};
+static const hb_strategy_desc body[] = {CEILING("memcpy"), SINKS, END};
+static const hb_strategy_desc gzip_body[] = {CEILING("inflate"), SINKS, END};
+static const hb_strategy_desc cliff[] = {HTTPCORE, PIECEWISE("httpcore-heap"), END};
 
 static const hb_strategy_desc dechunk[] = {
-    {"memcpy", HB_ROLE_CEILING, 0, HB_MODEL_POWER}, {"decoder", HB_ROLE_STRATEGY, 0, HB_MODEL_POWER},
-    {"decoder-reads", HB_ROLE_STRATEGY, 0, HB_MODEL_POWER}, {NULL, 0, 0, 0}};
+    {"memcpy", HB_ROLE_CEILING, 0, HB_MODEL_POWER, NULL},
+    {"decoder", HB_ROLE_STRATEGY, 0, HB_MODEL_POWER, NULL},
+    {"decoder-reads", HB_ROLE_STRATEGY, 0, HB_MODEL_POWER, NULL}, END};
 
 static const hb_arg read4k[] = {{"read", 4096}, {NULL, 0}};
 static const hb_arg width32[] = {{"width", 32}, {NULL, 0}};
@@ -64,15 +68,34 @@ static const hb_view_desc dechunk_views[] = {
     {NULL},
 };
 
+/* The allocator matrix (docs/allocators.md). The strategies whose body lives in malloc'd or
+ * realloc'd memory, from 64 MiB (past glibc's largest mmap threshold, 32 MiB: every array is its
+ * own mapping): 64 and 256 MiB in the default matrix, 1 GiB and 1.7 GB with --long (5-20 s a run
+ * each at the 0.25-0.35 GB/s of first touch of a 2-vCPU VM). sds only at 64 MiB (256 MiB with
+ * --long): it grows by 1 MiB past 1 MiB, which costs nothing where realloc moves blocks with
+ * mremap (glibc) and copies the whole array at every step where it does not (mimalloc: ~17 s a
+ * run at 64 MiB there, ~100 s at 256 MiB, hours at 1.7 GB; its declared class is glibc's, so the
+ * budget does not stop it). Not mmap-reserve(-huge), which map their memory themselves (no
+ * allocator call to compare), nor additive (quadratic: skipped past 16 MiB by the budget), nor
+ * httpcore-heap, which reuses its dead arrays itself (it is in the cliff's selection, as
+ * httpcore's twin). The twins just past 2^30 (--long: over 2 minutes a run there): 1 GiB +
+ * 32 KiB, the one size both run (eight additive steps, each a 1 GiB array). */
+#define ALLOC_STRATEGIES "(exact|httpcore|doubling|growth-1\\.5|realloc-doubling|block-list)"
+#define ALLOC_BODY ALLOC_STRATEGIES "/size:(67108864|268435456)/|sds/size:67108864/"
+#define ALLOC_BODY_LONG ALLOC_STRATEGIES "/size:(1073741824|1700000000)/|sds/size:268435456/"
+#define ALLOC_CLIFF_LONG "(httpcore|httpcore-heap)/width:32/size:1073774592/"
+
 static const hb_group_desc groups[] = {
     {"bufgrow", "Identity chunked body into one array",
      "One iteration reads a whole chunked body in reads of 4096 bytes into one array.",
      "exact", "memcpy", body, body_views,
-     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/"},
+     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/",
+     ALLOC_BODY, ALLOC_BODY_LONG},
     {"bufgrow-gzip", "gzip chunked body into one array",
      "The same with a gzip body: inflate, then the same growth.",
      "inflate", "inflate", gzip_body, gzip_views,
-     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/"},
+     "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/",
+     NULL, NULL /* inflate's cost on top of the same growth: nothing more on the allocator */},
     {"bufgrow-cliff", "httpcore's 32-bit capacity past 2^30",
      "`httpcore` models ByteArrayBuffer's `int` capacity: doubling until `capacity << 1` "
      "overflows, then growth to exactly what is needed, one read at a time, each step copying "
@@ -83,7 +106,8 @@ static const hb_group_desc groups[] = {
      "memory is reused for a later one and zeroed, as a `new byte[]` is, so its steady steps pay "
      "zeroing and copying but no page faults. The real JVM should lie between the two.",
      NULL, "bufgrow/memcpy/size:4194304/read:4096/real_time", cliff, cliff_views,
-     "httpcore/width:24/size:(1048576|4194304|4456448)/", "httpcore/width:24/size:1048576/"},
+     "httpcore/width:24/size:(1048576|4194304|4456448)/", "httpcore/width:24/size:1048576/",
+     NULL, ALLOC_CLIFF_LONG},
     {"dechunk", "the chunked decoder alone",
      "One iteration decodes a whole chunked body (chunk-size lines, chunk-data, CRLFs, "
      "last-chunk) into a warm buffer of the payload's size, written before timing: no page "
@@ -92,7 +116,7 @@ static const hb_group_desc groups[] = {
      "its ceiling. `ext:1` adds S3's aws-chunked `;chunk-signature=<64 hex>` chunk-ext to "
      "every chunk line.",
      "memcpy", "memcpy", dechunk, dechunk_views,
-     "[^/]+/size:1048576/", "[^/]+/size:1048576/"},
+     "[^/]+/size:1048576/", "[^/]+/size:1048576/", NULL, NULL /* allocates nothing timed */},
     {NULL},
 };
 

@@ -4,8 +4,8 @@
 #include "rfc3339_impl.h" /* HB_RFC3339_X86: the SIMD builds exist on x86-64 only */
 
 /* clang-format off */
-#define S(name) {name, HB_ROLE_STRATEGY, 1, HB_MODEL_POWER}
-#define CEILING(name) {name, HB_ROLE_CEILING, 1, HB_MODEL_POWER}
+#define S(name) {name, HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, NULL}
+#define CEILING(name) {name, HB_ROLE_CEILING, 1, HB_MODEL_POWER, NULL}
 #if HB_RFC3339_X86
 #define SIMD_BUILDS S("simd-sse4.1"), S("simd-avx2"),
 #else
@@ -14,10 +14,11 @@
 /* hb_rfc3339_strategies of rfc3339.c, in its order */
 static const hb_strategy_desc parsers[] = {
     CEILING("int64-binary"), S("millis-parse"), S("millis-strtoll"), S("strptime"), S("sscanf"),
-    S("scalar"), S("swar"), S("simd"), SIMD_BUILDS {NULL, 0, 0, 0},
+    S("scalar"), S("swar"), S("simd"), SIMD_BUILDS {NULL, 0, 0, 0, NULL},
 };
 /* hb_days_strategies of rfc3339.c */
-static const hb_strategy_desc days[] = {S("hinnant"), S("table"), S("timegm"), {NULL, 0, 0, 0}};
+static const hb_strategy_desc days[] = {S("hinnant"), S("table"), S("timegm"),
+                                         {NULL, 0, 0, 0, NULL}};
 
 static const hb_arg none[] = {{NULL, 0}};
 static const char *const rows_charts[] = {"table", "bars", "scaling", NULL};
@@ -42,19 +43,19 @@ static const hb_group_desc groups[] = {
      "One iteration parses every row of a column into seconds and nanoseconds (or millis) and "
      "checksums them.",
      "millis-parse", "strptime", parsers, rows_views, "[^/]+/rows:(1000|10000|100000)/",
-     "[^/]+/rows:1000/"},
+     "[^/]+/rows:1000/", NULL, NULL /* parsers allocate nothing: not in the allocator matrix */},
     {"rfc3339-digits", "time-secfrac digits",
      "The same column with 0, 1, 3, 6 or 9 time-secfrac digits.",
-     "millis-parse", "strptime", parsers, digits_views, "", IR_PARSERS},
+     "millis-parse", "strptime", parsers, digits_views, "", IR_PARSERS, NULL, NULL},
     {"rfc3339-offset", "time-offset Z or numeric",
      "The same column with every time-offset Z (numeric:0) or numeric (numeric:1).",
-     "millis-parse", "strptime", parsers, NULL, "", IR_PARSERS},
+     "millis-parse", "strptime", parsers, NULL, "", IR_PARSERS, NULL, NULL},
     {"rfc3339-columns", "timestamp columns per row",
      "Rows of 1 or 5 timestamp columns.",
-     "millis-parse", "strptime", parsers, NULL, "", IR_PARSERS},
+     "millis-parse", "strptime", parsers, NULL, "", IR_PARSERS, NULL, NULL},
     {"rfc3339-days", "civil date to days since the epoch",
      "One iteration converts 100,000 civil dates to days since 1970-01-01.",
-     "timegm", "timegm", days, NULL, "", "(table|hinnant|timegm)/"},
+     "timegm", "timegm", days, NULL, "", "(table|hinnant|timegm)/", NULL, NULL},
     {NULL},
 };
 

@@ -3,12 +3,15 @@
 #include "hb_case.h"
 
 /* clang-format off */
-#define S(name) {name, HB_ROLE_STRATEGY, 1, HB_MODEL_POWER}
-#define CEILING(name) {name, HB_ROLE_CEILING, 1, HB_MODEL_POWER}
+#define S(name) {name, HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, NULL}
+#define CEILING(name) {name, HB_ROLE_CEILING, 1, HB_MODEL_POWER, NULL}
+/* expat-typed allocates each struct and string on its own; expat-typed-arena builds the same
+ * structs in a region: its custom-allocator twin */
+#define TYPED {"expat-typed", HB_ROLE_STRATEGY, 1, HB_MODEL_POWER, "expat-typed-arena"}
 /* hb_vol_strategies of volumes.c, in its order */
 static const hb_strategy_desc decoders[] = {
-    CEILING("memchr-scan"), S("expat-count"), S("expat-tree"), S("expat-typed"),
-    S("expat-typed-arena"), S("libxml2-dom"), S("fast"), {NULL, 0, 0, 0},
+    CEILING("memchr-scan"), S("expat-count"), S("expat-tree"), TYPED,
+    S("expat-typed-arena"), S("libxml2-dom"), S("fast"), {NULL, 0, 0, 0, NULL},
 };
 
 static const hb_arg at300[] = {{"volumes", 300}, {"compact", 0}, {"piece", 0}, {NULL, 0}};
@@ -33,7 +36,12 @@ static const hb_group_desc groups[] = {
      "expat-count", "expat-count", decoders, views,
      "[^/]+/volumes:((30|100|300)/tags:20|300/tags:(0|100))/compact:0/piece:0/"
      "|[^/]+/volumes:300/tags:20/compact:1/piece:4096/",
-     "[^/]+/volumes:30/tags:20/compact:0/piece:0/"},
+     "[^/]+/volumes:30/tags:20/compact:0/piece:0/",
+     /* the allocator matrix: the strategies that allocate per element (a struct and a string
+      * each, a DOM), and expat-typed's region twin; not memchr-scan and expat-count (no model
+      * built) nor fast (an arena and strings in the input) */
+     "(expat-tree|expat-typed|expat-typed-arena|libxml2-dom)/volumes:300/tags:20/compact:0/"
+     "piece:0/", NULL},
     {NULL},
 };
 

@@ -6,11 +6,13 @@
 
 A Manifest answers what the scripts used to hard-code: the groups, their reference and
 yardstick rows, the ceilings, each strategy's declared complexity and model, the views and their
-charts, the gate's selection, the whole-process runs and the peers.
+charts, the gate's selection, the allocator matrix's selection and custom-allocator twins, the
+whole-process runs and the peers.
 """
 
 import json
 import math
+import re
 import subprocess
 
 SCHEMA_MAJOR = "hotbench-manifest/1"
@@ -61,6 +63,35 @@ def validate(doc, origin):
                     raise ManifestError("%s: view %r: fit_from %r is not \"\", \"2x-llc\" or a "
                                         "number (docs/manifest.md)" % (origin, v["key"],
                                                                        v["fit_from"]))
+            _check_alloc(g, origin)
+
+
+# Optional keys (absent in manifests older than the allocator matrix): str or null.
+ALLOC_KEYS = ("alloc_select", "alloc_select_long")
+
+
+def _check_alloc(g, origin):
+    """ManifestError unless the group's allocator-matrix keys are null, absent or usable: the
+    selections regular expressions, every custom_allocator_twin another strategy of the group."""
+    for k in ALLOC_KEYS:
+        sel = g.get(k)
+        if sel is None:
+            continue
+        if not isinstance(sel, str):
+            raise ManifestError("%s: group %r: %s is not a string or null (docs/manifest.md)"
+                                % (origin, g["name"], k))
+        try:
+            re.compile(sel)
+        except re.error as e:
+            raise ManifestError("%s: group %r: %s %r is not a regular expression: %s" % (
+                origin, g["name"], k, sel, e))
+    names = [s["name"] for s in g["strategies"]]
+    for s in g["strategies"]:
+        twin = s.get("custom_allocator_twin")
+        if twin is not None and (twin == s["name"] or twin not in names):
+            raise ManifestError("%s: group %r: strategy %r names %r as its "
+                                "custom_allocator_twin: not another strategy of the group" % (
+                                    origin, g["name"], s["name"], twin))
 
 
 def _is_number(text):
@@ -153,6 +184,28 @@ class Manifest:
             out += [s["name"] for s in g["strategies"]
                     if s["role"] == "ceiling" and s["name"] not in out]
         return out
+
+    def twin(self, group, name):
+        """The custom-allocator twin of a strategy (docs/manifest.md), or None."""
+        s = self.strategy(group, name)
+        return s.get("custom_allocator_twin") if s else None
+
+    def alloc_selection(self, long=False):
+        """[(group, regex)] of the allocator matrix, in the manifest's order: each group's
+        alloc_select, and with long its alloc_select_long too (two entries for a group with
+        both). A regex is matched from the start of the name after "<group>/"."""
+        out = []
+        for g in self._groups.values():
+            for k in ALLOC_KEYS[:2 if long else 1]:
+                if g.get(k) is not None:
+                    out.append((g["name"], g[k]))
+        return out
+
+    def in_alloc_matrix(self, name, long=True):
+        """Whether a benchmark name ("<group>/<strategy>/<args>/...") is selected."""
+        group, _, rest = name.partition("/")
+        return any(g == group and re.match(sel, rest + "/")
+                   for g, sel in self.alloc_selection(long))
 
     def views(self):
         """(group, view) for every view, in the manifest's order."""

@@ -2,7 +2,8 @@
 
 Reads google-benchmark JSON written by `make bench` (default results/latest.json), and when present
 the whole-process runs of `make bench-e2e` (results/e2e-latest.json), the peers of `make
-bench-peers` (results/peers-latest.json) and the status of `make bench`'s parts
+bench-peers` (results/peers-latest.json), the allocator matrix of `make bench-alloc`
+(results/latest-alloc.json: the Allocators section) and the status of `make bench`'s parts
 (results/bench-status.json: each part's status, duration, error and command). Writes DIR/REPORT.md
 (default results/) and its charts as PNG and SVG under DIR/charts/. What to report comes from the
 manifest the run carries (context.hb_manifest, docs/manifest.md): per case, per group, per view
@@ -27,6 +28,7 @@ import sys
 from .. import style
 from ..manifest import ManifestError
 from ..runjson import Run
+from . import allocators
 from .environment import environment
 from .sections import in_process_sections, method_section
 from .status import load_status, status_section
@@ -43,6 +45,9 @@ def parse_args(argv=None):
     ap.add_argument("--peers", default="results/peers-latest.json",
                     help="peers of make bench-peers (%(default)s; optional; an empty string: "
                     "none)")
+    ap.add_argument("--alloc", default="results/latest-alloc.json",
+                    help="the allocator matrix of make bench-alloc (%(default)s; optional; an "
+                    "empty string: none)")
     ap.add_argument("--status", default=None,
                     help="make bench's status of its parts (default: results/bench-status.json "
                     "when it exists and --run is not given or is its in-process output; "
@@ -105,7 +110,9 @@ def main(argv=None):
     a = parse_args(argv)
     style.configure([f for f in a.chart_formats.split(",") if f] or ["none"], a.dpi)
     status, status_note = load_status(a.status)
-    run = load_run(a.run, status)
+    # with only an allocator matrix (make bench-alloc before any make bench), its section alone
+    alone = status is None and bool(a.alloc) and os.path.exists(a.alloc)
+    run = load_run(a.run, {} if alone else status)
     charts = os.path.join(a.out, "charts")
     try:
         os.makedirs(charts, exist_ok=True)
@@ -151,7 +158,23 @@ def other_sections(a, run, charts):
     md += optional_section("peers_report", a.peers, run_path, charts,
                            "No peer results: install the runtimes with `scripts/deps.sh --peers` "
                            "(as root) and run `make bench-peers`.")
+    md += ["## Allocators", ""] + alloc_section(a.alloc, a.peers)
     return md
+
+
+def alloc_section(path, peers):
+    """The Allocators section from the matrix at path (hotbench.report.allocators), or a
+    sentence saying how to measure it or why it could not be read."""
+    if not path or not os.path.exists(path):
+        return ["No allocator matrix: run `make bench-alloc` (glibc, jemalloc, mimalloc and "
+                "tcmalloc on the rows the cases select; docs/allocators.md).", ""]
+    try:
+        return allocators.section(path, peers)
+    except Exception as e:  # a truncated or foreign file: say so, keep the rest of the report
+        print("report.py: the allocator matrix %s could not be used: %s: %s" % (
+            path, type(e).__name__, e), file=sys.stderr)
+        return ["**`%s` could not be read (%s: %s)**: rerun `make bench-alloc`." % (
+            path, type(e).__name__, e), ""]
 
 
 def _import(module):

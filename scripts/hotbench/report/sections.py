@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import fit as hbfit
 from ..units import fmt_bytes, fmt_time
-from . import catalogue
+from . import catalogue, counters
 from .missing import missing_note
 from .views import (FIT_MIN_SMALL, LLC_REGIME, fit_view, last_level_cache, prod_time,
                     views)
@@ -98,6 +98,8 @@ def case_section(ctx, number, case, vs):
             md[-1] += (" This run's context reports no cache sizes (some VMs expose none): the "
                        "last-level cache is taken as %s, the project's VMs'." % fmt_bytes(size))
     md.append("")
+    sentence = counters.case_sentence(ctx.run, [v for v in vs if "table" in v.charts])
+    md += [sentence, ""] if sentence else []
     for group in case["groups"]:
         gv = [v for v in vs if v.family == group["name"]]
         if not gv:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import fit as hbfit
 from ..units import fmt_time
+from . import counters
 
 LLC_REGIME = "2x-llc"
 # Stands in when the run's context reports no caches (some VMs expose none): the project's VMs'.
@@ -203,14 +204,16 @@ def fmt_n(value, unit):
 
 
 def table(run, v, fits):
-    """The view's table ("table"): Markdown lines."""
+    """The view's table ("table"): Markdown lines; the memory counters at the production size
+    beside the times when the rows carry them (counters.columns)."""
     ref = fits.get(v.ref)
     ref_t = prod_time(ref) if ref else float("nan")
-    lines = ["| strategy | median at production size | CV | throughput | ratio to `%s` | "
-             "fitted k [95%% CI] | leave-largest-out error | note |" % (
-                 v.ref or "(no reference)"),
-             "|---|---|---|---|---|---|---|---|"]
     order = sorted(fits, key=lambda s: (np.isnan(prod_time(fits[s])), prod_time(fits[s])))
+    extra, cells = counters.columns(run, v, order)
+    lines = ["| strategy | median at production size | CV | throughput | ratio to `%s` | "
+             "%sfitted k [95%% CI] | leave-largest-out error | note |" % (
+                 v.ref or "(no reference)", "".join(c + " | " for c in extra)),
+             "|---|---|---|---|---|---|---|---|" + "---|" * len(extra)]
     for s in order:
         r = fits[s]
         t = prod_time(r)
@@ -222,9 +225,9 @@ def table(run, v, fits):
                     "copy step, not this fit)" % fmt_time(r["budget_prediction"]))
         elif r["skip_message"]:
             note = r["skip_message"][:80]
-        lines.append("| `%s` | %s | %s | %s | %s | %s | %s | %s |" % (
-            s, med, cv, throughput(run, v, s, t), ratio, k_cell(r["fit"]), val_cell(r, v),
-            note))
+        lines.append("| `%s` | %s | %s | %s | %s | %s%s | %s | %s |" % (
+            s, med, cv, throughput(run, v, s, t), ratio, "".join(c + " | " for c in cells[s]),
+            k_cell(r["fit"]), val_cell(r, v), note))
     return lines
 
 
