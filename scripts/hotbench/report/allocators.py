@@ -17,7 +17,7 @@ import numpy as np
 
 from ..manifest import Manifest
 from ..runjson import Run
-from ..units import fmt_bytes, fmt_time
+from ..units import fmt_time
 
 SCHEMA = "hotbench-alloc/1"
 BASE = "glibc"      # the ratios' divisor: the C library's own allocator
@@ -275,8 +275,17 @@ def peers_note(ad, peers_path, pairs):
         same = [r for r in runs if r["size"] == near["size"]]
         md.append("The real library beside it (peers, `%s`): %s." % (peers_path, "; ".join(
             "`%s` %s at %s%s" % (r.get("peer"), fmt_time(float(np.median(r["seconds"]))),
-                                 fmt_bytes(r["size"]), _steps(r)) for r in same)))
+                                 _size(r["size"]), _steps(r)) for r in same)))
     return md
+
+
+def _size(n):
+    """A payload size: a binary multiple as such (64 MiB), else decimal with four digits (the
+    sizes just past 2^30 differ in the fourth: 1.074 GB)."""
+    for unit, f in (("GiB", 2 ** 30), ("MiB", 2 ** 20)):
+        if n >= f and n % f == 0:
+            return "%d %s" % (n // f, unit)
+    return "%.4g GB" % (n / 1e9) if n >= 1e9 else "%.4g MB" % (n / 1e6)
 
 
 def _steps(r):
