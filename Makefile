@@ -62,14 +62,16 @@ report: deps
 	@/usr/bin/python3 scripts/report.py --out $(REPORT_DIR)
 
 # The committed reference: the latest run's JSON files copied into results/reference/ (so the
-# report there can be regenerated from what is committed) and its report written beside them;
-# the last bench-status.json too (bench-status-quick.json from a quick run).
+# report there can be regenerated from what is committed: run, e2e, peers and the allocator
+# matrix as alloc.json) and its report written beside them; the last bench-status.json too
+# (bench-status-quick.json from a quick run), whose durations the report's environment states.
 reference: deps
 	@test -e results/latest.json || { echo "make reference: no run yet: make bench first" >&2; exit 1; }
 	@mkdir -p results/reference
 	cp -L results/latest.json results/reference/run.json
 	@if [ -e results/e2e-latest.json ]; then cp -L results/e2e-latest.json results/reference/e2e.json; fi
 	@if [ -e results/peers-latest.json ]; then cp -L results/peers-latest.json results/reference/peers.json; fi
+	@if [ -e results/latest-alloc.json ]; then cp -L results/latest-alloc.json results/reference/alloc.json; fi
 	@# the durations record the next runs' estimates scale (scripts/bench.py --help)
 	@if [ -e results/bench-status.json ]; then \
 	    p=$$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["profile"])' \
@@ -77,8 +79,11 @@ reference: deps
 	    n=bench-status$$([ "$$p" = full ] || echo "-$$p").json && \
 	    cp results/bench-status.json results/reference/$$n && echo "results/reference/$$n"; fi
 	@rm -rf results/reference/charts
-	@/usr/bin/python3 scripts/report.py --run results/reference/run.json \
-	    --e2e results/reference/e2e.json --peers results/reference/peers.json --out results/reference
+	@st=results/reference/bench-status.json; al=results/reference/alloc.json; \
+	/usr/bin/python3 scripts/report.py --run results/reference/run.json \
+	    --e2e results/reference/e2e.json --peers results/reference/peers.json \
+	    --alloc "$$([ -e $$al ] && echo $$al)" $$([ -e $$st ] && echo --status=$$st) \
+	    --out results/reference
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD) $(ASAN_BUILD)
