@@ -32,7 +32,7 @@ from hotbench.alloc_run import (ALLOCATORS, AllocError, fmt_span, main_log,  # n
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False,
                                  epilog=__doc__.split("\n\n", 1)[1],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", help="folder of hotbench (%(default)s)")
@@ -52,6 +52,9 @@ def parse_args(argv=None):
                     help="only the groups whose whole name matches (default: every group with "
                     "a selection), e.g. to measure the long rows of one group")
     ap.add_argument("--out-dir", default="results/runs", help="(%(default)s)")
+    ap.add_argument("--out", default=None, metavar="FILE",
+                    help="the combined JSON's path (default: OUT_DIR/<UTC>-<sha>.alloc.json; "
+                    "make bench names it)")
     ap.add_argument("--latest", default="results/latest-alloc.json",
                     help="symlink to the newest matrix (%(default)s)")
     ap.add_argument("hotbench_args", nargs="*",
@@ -91,7 +94,7 @@ def main(argv=None):
     except AllocError as e:
         print("bench_alloc.py: %s" % e, file=sys.stderr)
         return 2
-    path = write(doc, a.out_dir, a.latest)
+    path = write(doc, a.out_dir, a.latest, a.out)
     ran = sorted({r["allocator"] for r in doc["runs"] if r["exit_status"] == 0})
     print("bench-alloc: %s (%s ran%s); %s pointed at it" % (
         path, ", ".join(ran) or "nothing", "; skipped: " + ", ".join(

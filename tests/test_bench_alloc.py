@@ -130,6 +130,14 @@ def main():
               "latest-alloc.json: schema, each run with its context, the skipped allocator")
         check("the whole matrix took" in p.stdout, "the total duration printed at the end")
 
+        out = os.path.join(tmp, "named", "m-alloc.json")
+        p, runs = run(root, tmp, ["--allocators", "glibc", "--out", out])
+        check(p.returncode == 0 and os.path.isfile(out)
+              and os.path.realpath(os.path.join(tmp, "latest-alloc.json")) == out,
+              "--out FILE: the combined JSON written there (make bench names it), latest -> it")
+        p, _ = run(root, tmp, ["--allocators", "glibc", "--ou", out])
+        check(p.returncode == 2, "no abbreviated options: '--ou' is refused, not taken as --out")
+
         p, runs = run(root, tmp, ["--long", "--allocators", "glibc"])
         check(opt(runs[0], "benchmark_filter") == r"^(grow/((a|b)/n:(1|2)/)|grow/(a/n:3/)|"
               r"g\.x/(p/))", "--long adds the alloc_select_long selection")

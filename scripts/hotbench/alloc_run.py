@@ -221,12 +221,14 @@ def _one(a, hotbench, flt, name, k, tmp, progress, doc, log):
     return 0
 
 
-def write(doc, runs_dir, latest):
-    """Writes doc to runs_dir/<UTC>-<sha>.alloc.json and points latest (a symlink) at it when
-    at least one run succeeded; returns the file's path."""
-    os.makedirs(runs_dir, exist_ok=True)
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    final = os.path.join(runs_dir, "%s-%s.alloc.json" % (stamp, doc["revision"]))
+def write(doc, runs_dir, latest, path=None):
+    """Writes doc to path (None: runs_dir/<UTC>-<sha>.alloc.json) and points latest (a symlink)
+    at it when at least one run succeeded; returns the file's path."""
+    if path is None:
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        path = os.path.join(runs_dir, "%s-%s.alloc.json" % (stamp, doc["revision"]))
+    final = path
+    os.makedirs(os.path.dirname(os.path.abspath(final)), exist_ok=True)
     with open(final + ".tmp", "w") as f:
         json.dump(doc, f, indent=1)
     os.replace(final + ".tmp", final)
