@@ -46,19 +46,26 @@ static inline uint32_t hb_ts_bad_mday(uint32_t year, uint32_t month, uint32_t da
     return bad;
 }
 
-/* The common end of the fast strategies, once every field is known to be in range and the day
- * to exist: the instant, its range check, the store. sod is the second of the (local) day,
- * offset_s the time-offset in seconds (east positive). Returns HB_OK or HB_ERANGE. */
-static inline int hb_ts_store(uint32_t year, uint32_t month, uint32_t day, int32_t sod,
-                              int32_t offset_s, uint32_t nanos, hb_rfc3339_time *out)
+/* Stores the instant secs (seconds since 1970-01-01T00:00:00Z) and nanos into *out after the
+ * range check of HB_RFC3339_MIN/MAX_SECONDS. Returns HB_OK or HB_ERANGE (*out untouched). */
+static inline int hb_ts_store_secs(int64_t secs, uint32_t nanos, hb_rfc3339_time *out)
 {
-    int64_t secs = (int64_t)hb_days_from_civil(year, month, day) * 86400 + (sod - offset_s);
     if ((uint64_t)(secs - HB_RFC3339_MIN_SECONDS) >
         (uint64_t)(HB_RFC3339_MAX_SECONDS - HB_RFC3339_MIN_SECONDS))
         return HB_ERANGE;
     out->seconds = secs;
     out->nanos = (int32_t)nanos;
     return HB_OK;
+}
+
+/* The common end of the fast strategies, once every field is known to be in range and the day
+ * to exist: the instant, its range check, the store. sod is the second of the (local) day,
+ * offset_s the time-offset in seconds (east positive). Returns HB_OK or HB_ERANGE. */
+static inline int hb_ts_store(uint32_t year, uint32_t month, uint32_t day, int32_t sod,
+                              int32_t offset_s, uint32_t nanos, hb_rfc3339_time *out)
+{
+    return hb_ts_store_secs(
+        (int64_t)hb_days_from_civil(year, month, day) * 86400 + (sod - offset_s), nanos, out);
 }
 
 /* The same with the range checks of every field first (the swar strategy's). */

@@ -174,13 +174,7 @@ static inline int hb_simd_store(int bad, uint32_t year, uint32_t month, uint32_t
         return HB_EPARSE;
     int32_t days =
         (int32_t)(e >> 1) - HB_SIMD_DAYS_1970 + hb_simd_month_before[m] + (int32_t)day - 1;
-    int64_t secs = (int64_t)days * 86400 + (sod - offset);
-    if ((uint64_t)(secs - HB_RFC3339_MIN_SECONDS) >
-        (uint64_t)(HB_RFC3339_MAX_SECONDS - HB_RFC3339_MIN_SECONDS))
-        return HB_ERANGE;
-    out->seconds = secs;
-    out->nanos = (int32_t)nanos;
-    return HB_OK;
+    return hb_ts_store_secs((int64_t)days * 86400 + (sod - offset), nanos, out);
 }
 
 /* ---- the kernel ----------------------------------------------------------------------------- */
