@@ -61,7 +61,7 @@ static const hb_view_desc dechunk_views[] = {
      "chunk-size (bytes of chunk-data per chunk)", "B", no_ext, 8192, "8 KiB chunks", 0,
      "time per payload byte (ns/B)", 1e9, "", dechunk_charts, NULL, NULL, NULL, 1, NULL,
      "dechunk_payload_bytes"},
-    {"dechunk-ext", "The same with a 81-byte chunk-ext (aws-chunked chunk-signature)", "chunk",
+    {"dechunk-ext", "The same with an 81-byte chunk-ext (aws-chunked chunk-signature)", "chunk",
      "chunk-size (bytes of chunk-data per chunk)", "B", with_ext, 8192, "8 KiB chunks", 0,
      "time per payload byte (ns/B)", 1e9, "", dechunk_charts, NULL, NULL, NULL, 1, NULL,
      "dechunk_payload_bytes"},
