@@ -142,7 +142,7 @@ void hb_counters_begin(hb_counters *c)
         return;
     c->started = c->ended = c->counting = c->hwm_reset = 0;
     c->minor_faults = 0;
-    c->peak_rss_bytes = 0;
+    c->peak_rss_bytes = c->rss_at_start = 0;
     memset(c->syscalls, 0, sizeof c->syscalls);
     if (c->syscalls_ok)
         ioctl(c->fds[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
@@ -174,6 +174,9 @@ void hb_counters_resume(hb_counters *c)
     if (!c->started) {
         c->started = 1;
         c->hwm_reset = reset_vmhwm();
+        /* the reset VmHWM is the resident set now: what the loop's growth is counted from */
+        if (c->hwm_reset && hb_counters_vmhwm(&c->rss_at_start) != HB_OK)
+            c->hwm_reset = 0;
     }
     c->counting = 1;
     c->minflt_at = thread_minflt();

@@ -10,7 +10,9 @@
  *     perf_event_paranoid, no capability, under any sanitizer) and counts the faults the kernel
  *     takes on the thread's behalf (a read(2) into fresh pages) as well as the user's own.
  *   - peak resident memory: "5" written to /proc/self/clear_refs when the loop starts resets the
- *     process's VmHWM (proc(5)); VmHWM read from /proc/self/status when it ends.
+ *     process's VmHWM (proc(5)); VmHWM read from /proc/self/status when it ends. Read once
+ *     just after the reset too: the resident set the loop started from, so that the loop's own
+ *     growth (peak minus start) is known apart from the inputs and caches already resident.
  *   - system calls: one perf_event_open group of the tracepoints syscalls:sys_enter_<name>
  *     (perf_event_open(2), Documentation/trace/events.rst), this thread, enabled only while
  *     the loop is timed. Needs a readable tracefs (/sys/kernel/tracing: root) and perf's
@@ -47,6 +49,7 @@ typedef struct hb_counters {
     long minflt_at;                          /* ru_minflt at the last resume */
     uint64_t minor_faults;                   /* faults inside the timed spans so far */
     uint64_t peak_rss_bytes;                 /* VmHWM at the end (0 unknown) */
+    uint64_t rss_at_start;                   /* VmHWM just after the reset: the RSS then */
     uint64_t syscalls[HB_COUNTERS_SYSCALLS]; /* counts of the timed spans (hb_counters_end) */
 } hb_counters;
 

@@ -365,8 +365,11 @@ void add_row_counters(benchmark::State &st)
     if (bytes != st.counters.end() && bytes->second.value > 0)
         st.counters["minor_faults_per_mb"] =
             benchmark::Counter(faults / (bytes->second.value / iters / 1e6));
-    if (c.peak_rss_bytes)
+    if (c.peak_rss_bytes) {
         st.counters["peak_rss_bytes"] = benchmark::Counter(static_cast<double>(c.peak_rss_bytes));
+        uint64_t growth = c.peak_rss_bytes > c.rss_at_start ? c.peak_rss_bytes - c.rss_at_start : 0;
+        st.counters["peak_rss_growth_bytes"] = benchmark::Counter(static_cast<double>(growth));
+    }
     if (!c.syscalls_ok)
         return;
     for (int i = 0; i < HB_COUNTERS_SYSCALLS; i++)

@@ -34,6 +34,12 @@ size = 67108864
 assert 0.2 <= grow["minor_faults_per_mb"] <= 500, grow
 assert abs(grow["minor_faults"] - grow["minor_faults_per_mb"] * size / 1e6) < 1e-6 * size, grow
 assert grow["peak_rss_bytes"] >= size, grow
+# the loop's own growth: the 64 MiB body it made resident, within 1 MiB below (what was resident
+# at the start and freed during the loop, e.g. a read buffer) and 16 MiB above, never more than
+# the whole-process peak
+g = grow["peak_rss_growth_bytes"]
+assert size - (1 << 20) <= g <= min(grow["peak_rss_bytes"], size + (16 << 20)), grow
+assert 0 <= ts["peak_rss_growth_bytes"] < size, ts
 assert ts["minor_faults"] < 1 and ts["minor_faults_per_mb"] < 1, ts
 assert ts["peak_rss_bytes"] > 0, ts
 how = d["context"]["hb_syscall_counts"]

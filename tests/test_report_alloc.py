@@ -138,6 +138,17 @@ def test_counters(tmp):
     check(s is not None and "Pearson r = 1.00" in s and "slope 20 us per fault" in s
           and "`a` takes the most (500/MB, 30 ms)" in s and "`b` the fewest (0/MB, 10 ms)" in s,
           "the case sentence: correlation, slope, the extremes (%s)" % s)
+    for r in rows:
+        r["peak_rss_growth_bytes"] = r["peak_rss_bytes"] - 1e6
+    with open(path, "w") as f:
+        json.dump({"context": {"hb_manifest": MJSON}, "benchmarks": rows}, f)
+    run = Run(path)
+    head, cells = counters.columns(run, v, ["a", "b", "c"])
+    s = counters.case_sentence(run, [v])
+    check(head == ["faults/MB", "peak RSS growth", "mremap calls"] and cells["a"][1] == "2 MB"
+          and s is not None and "peak RSS growth 1 MB to 2 MB" in s,
+          "the loop's own peak growth replaces the whole-process peak where rows have it "
+          "(%s %s; %s)" % (head, cells["a"], s))
     old = os.path.join(tmp, "old.json")
     with open(old, "w") as f:
         json.dump({"context": {"hb_manifest": MJSON}, "benchmarks": [

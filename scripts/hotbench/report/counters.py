@@ -3,7 +3,8 @@ sentence per case on what they explain.
 
 The counters are per iteration of the timed loop, in the rows of runs made with them
 (docs/manifest.md, "Fields of a run's rows"): minor_faults, minor_faults_per_mb (per 1e6 bytes of
-payload), peak_rss_bytes, and mremap_calls, madvise_calls (absent where the kernel's syscall
+payload), peak_rss_bytes (whole-process) and peak_rss_growth_bytes (the loop's own, shown
+where present), and mremap_calls, madvise_calls (absent where the kernel's syscall
 tracepoints could not be opened). Rows of older runs lack them: their tables lack the columns and
 their cases the sentence.
 """
@@ -23,7 +24,10 @@ def fmt_mem(n):
 
 # (counter, column title, format), the calls shown only where some row has them non-zero.
 ALWAYS = (("minor_faults_per_mb", "faults/MB", lambda x: "%.3g" % x),
+          ("peak_rss_growth_bytes", "peak RSS growth", fmt_mem),
           ("peak_rss_bytes", "peak RSS", fmt_mem))
+# the whole-process peak only where a run predates the loop's own growth (issue 16)
+SUPERSEDES = {"peak_rss_bytes": "peak_rss_growth_bytes"}
 WHEN_USED = (("mremap_calls", "mremap calls", lambda x: "%.3g" % x),
              ("madvise_calls", "madvise calls", lambda x: "%.3g" % x))
 
@@ -39,7 +43,8 @@ def columns(run, v, strategies):
     at = dict(v.fixed, **{v.x: v.prod})
     rows = {s: run.select(v.family, s, **at) for s in strategies}
     every = [r for rs in rows.values() for r in rs]
-    cols = [c for c in ALWAYS if any(c[0] in r["counters"] for r in every)]
+    have = {c[0] for c in ALWAYS if any(c[0] in r["counters"] for r in every)}
+    cols = [c for c in ALWAYS if c[0] in have and SUPERSEDES.get(c[0]) not in have]
     cols += [c for c in WHEN_USED if any(r["counters"].get(c[0]) for r in every)]
     cells = {}
     for s, rs in rows.items():
@@ -48,8 +53,18 @@ def columns(run, v, strategies):
     return [c[1] for c in cols], cells
 
 
+def _peak(rows):
+    """(median peak memory, its name in the sentence): the loop's own growth where the rows have
+    it, else the whole-process peak; (None, None) without either."""
+    for name, text in (("peak_rss_growth_bytes", "peak RSS growth"), ("peak_rss_bytes", "peak RSS")):
+        m = _median(rows, name)
+        if m is not None:
+            return m, text
+    return None, None
+
+
 def _points(run, v):
-    """(args, [(strategy, median time s, median faults per iteration, faults/MB, peak RSS)]) at
+    """(args, [(strategy, median time s, median faults per iteration, faults/MB, _peak)]) at
     the largest x of the view where at least 3 strategies have the fault counters; None."""
     by_x = {}
     for r in run.select(v.family, **v.fixed):
@@ -57,8 +72,7 @@ def _points(run, v):
             by_x.setdefault(r["params"][v.x], {}).setdefault(r["strategy"], []).append(r)
     for x in sorted(by_x, reverse=True):
         pts = [(s, float(np.median([r["t"] for r in rs])), _median(rs, "minor_faults"),
-                _median(rs, "minor_faults_per_mb"), _median(rs, "peak_rss_bytes"))
-               for s, rs in by_x[x].items()]
+                _median(rs, "minor_faults_per_mb"), _peak(rs)) for s, rs in by_x[x].items()]
         if len(pts) >= 3:
             return x, pts
     return None
@@ -78,8 +92,9 @@ def case_sentence(run, views):
         f = np.array([p[2] for p in pts])
         fmb = {p[0]: p[3] for p in pts}
         hi, lo = max(pts, key=lambda p: p[2]), min(pts, key=lambda p: p[2])
-        rss = [p[4] for p in pts if p[4] is not None]
-        rss_text = "" if not rss else ", peak RSS %s" % fmt_mem(min(rss)) + (
+        rss = [p[4][0] for p in pts if p[4][0] is not None]
+        what = next((p[4][1] for p in pts if p[4][1]), "")
+        rss_text = "" if not rss else ", %s %s" % (what, fmt_mem(min(rss))) + (
             " to %s" % fmt_mem(max(rss)) if fmt_mem(max(rss)) != fmt_mem(min(rss)) else "")
         if f.max() < 1 or np.ptp(f) == 0:
             return ("%s page faults explain none of the %d strategies' differences: at most "
