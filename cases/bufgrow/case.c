@@ -127,13 +127,23 @@ static const char *const gen_chunked_gz[] = {"chunked", "--gzip", NULL};
 static const char *const dec_identity[] = {"dechunk", "--max-size", "2G", NULL};
 static const char *const dec_gzip[] = {"dechunk", "--gunzip", "--max-size", "2G", NULL};
 static const char *const exact_args[] = {"exact: --size-hint {items}", NULL};
+/* A whole process adds start-up, reading the body from the page cache and exit to the in-process
+ * work: the same for every strategy. Four answer that (the fix, the incident's doubling, growth
+ * by mremap, huge pages); these four would repeat it at 1.7 GB, 4 runs each, ~4 min a group on
+ * a 0.3 GB/s-first-touch VM (issue 16). */
+#define SAME_AS(other) ": the whole-process overhead is " other "'s (in-process rows have it)"
+static const char *const e2e_skip[] = {
+    "growth-1.5" SAME_AS("doubling"), "sds" SAME_AS("realloc-doubling"),
+    "block-list" SAME_AS("exact"), "mmap-reserve" SAME_AS("exact"), NULL};
 static const hb_e2e_desc e2e[] = {
     {"dechunk", "bufgrow", gen_chunked, dec_identity, "exact",
      "bufgrow/%s/size:1700000000/read:4096/real_time", 1.7e9, "bytes", 1,
-     .check = "crc32-sidecar", .size_option = "--size", .strategy_args = exact_args},
+     .check = "crc32-sidecar", .size_option = "--size", .strategy_args = exact_args,
+     .skip = e2e_skip},
     {"dechunk-gzip", "bufgrow-gzip", gen_chunked_gz, dec_gzip, "exact",
      "bufgrow-gzip/%s/size:1700000000/read:4096/real_time", 1.7e9, "bytes", 1,
-     .check = "crc32-sidecar", .size_option = "--size", .strategy_args = exact_args},
+     .check = "crc32-sidecar", .size_option = "--size", .strategy_args = exact_args,
+     .skip = e2e_skip},
     {NULL},
 };
 
