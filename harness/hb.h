@@ -196,6 +196,13 @@ typedef struct hb_skip {
 void hb_state_skip_with(hb_state *st, const hb_skip *why, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Whether hb_state_skip or hb_state_skip_with was called during the current call of the
+ * benchmark on st: 1 with its figures in *why (all 0 for hb_state_skip) and its message (without
+ * the "skipped: " prefix, truncated to msgsz - 1 bytes, NUL-terminated) in msg; else 0. For the
+ * harness, which refuses a tuple's later repetitions alike (google-benchmark 1.7.1 aborts when
+ * the repetitions of one benchmark ran different numbers of iterations). */
+int hb_state_refusal(const hb_state *st, hb_skip *why, char *msg, size_t msgsz);
+
 /* The do-not-optimise barrier usable from C: the compiler must assume the value or the memory
  * at p is read, so the computation producing it is kept (benchmark::DoNotOptimize). */
 static inline void hb_do_not_optimize_u64(uint64_t v)

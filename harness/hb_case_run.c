@@ -75,6 +75,37 @@ static int checked_add(hb_case_bench *b, const int64_t *args, const void *memo)
     return HB_OK;
 }
 
+/* A tuple prepare refused, with the refusal's figures and message. */
+struct hb_refused {
+    int64_t args[HB_MAX_ARGS];
+    hb_skip why;
+    char msg[256];
+};
+
+static const struct hb_refused *refused_find(const hb_case_bench *b, const int64_t *args)
+{
+    for (size_t i = 0; i < b->nrefused; i++)
+        if (memcmp(b->refused[i].args, args, b->nargs * sizeof *args) == 0)
+            return &b->refused[i];
+    return NULL;
+}
+
+/* Remembers st's refusal of tuple args, if prepare refused (not failed). On ENOMEM nothing is
+ * remembered: the next repetition asks prepare again, as before this memo existed. */
+static void refused_add(hb_case_bench *b, const hb_state *st, const int64_t *args)
+{
+    struct hb_refused one;
+    memset(&one, 0, sizeof one);
+    if (!hb_state_refusal(st, &one.why, one.msg, sizeof one.msg))
+        return;
+    struct hb_refused *t = realloc(b->refused, (b->nrefused + 1) * sizeof *t);
+    if (!t)
+        return;
+    memcpy(one.args, args, b->nargs * sizeof *args);
+    b->refused = t;
+    b->refused[b->nrefused++] = one;
+}
+
 /* The function google-benchmark calls: prepare, verify once per tuple, time. */
 static void run_bench(hb_state *st, void *arg)
 {
@@ -90,9 +121,16 @@ static void run_bench(hb_state *st, void *arg)
     r.nargs = b->nargs;
     for (size_t i = 0; i < b->nargs; i++)
         r.args[i] = hb_state_arg(st, i);
-    r.memo = checked_find(b, r.args, &r.verified);
-    if (f->prepare && f->prepare(&r) != HB_OK)
+    const struct hb_refused *again = refused_find(b, r.args);
+    if (again) {
+        hb_state_skip_with(st, &again->why, "%s", again->msg);
         return;
+    }
+    r.memo = checked_find(b, r.args, &r.verified);
+    if (f->prepare && f->prepare(&r) != HB_OK) {
+        refused_add(b, st, r.args);
+        return;
+    }
     if (!r.verified) {
         memset(fresh, 0, sizeof fresh); /* memo_size <= HB_MEMO_MAX: family_check */
         r.memo = f->memo_size ? (void *)fresh : NULL;

@@ -17,7 +17,10 @@
  *     time(r)                         the loop over hb_state_keep_running, then the counters
  *
  * so a strategy whose answer differs is never timed, and later repetitions of a checked tuple
- * are timed without verifying again. Repetitions are the run's (--hb_repetitions), set by
+ * are timed without verifying again. A tuple prepare refused (a budget or memory skip) is
+ * refused again, with the same message and figures, in its later repetitions without calling
+ * prepare: every repetition of a benchmark then runs alike (google-benchmark 1.7.1 aborts
+ * otherwise), whatever the machine's memory or the case's measurements did in between. Repetitions are the run's (--hb_repetitions), set by
  * hb_main for every family.
  *
  * Memory: the benches are allocated at registration and kept until the process exits (the
@@ -81,6 +84,9 @@ struct hb_case_bench {
     int64_t *checked;     /* nchecked tuples of nargs values */
     unsigned char *memos; /* nchecked memos of memo_size bytes */
     size_t nchecked, capchecked, nargs;
+    /* the tuples prepare refused (hb_state_skip*): their later repetitions are refused alike */
+    struct hb_refused *refused; /* nrefused, owned */
+    size_t nrefused;
     hb_case_bench *next; /* the set's list */
 };
 

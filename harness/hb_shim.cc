@@ -584,11 +584,28 @@ std::string running_name(const hb_state *st)
     return name;
 }
 
-// Records one skip of the running benchmark (its figures, or none) for the reporter.
-void record_skip(const hb_state *st, const hb_skip *why)
+// The refusal of the benchmark call under way (hb_state_refusal): reset before each call.
+struct Refusal {
+    const hb_state *st = nullptr; // the state that refused; nullptr: none in this call
+    hb_skip why = {};
+    std::string msg; // without kSkipPrefix
+};
+Refusal &this_call_refusal()
+{
+    static Refusal r;
+    return r;
+}
+
+// Records one skip of the running benchmark (its figures, or none) for the reporter and for
+// hb_state_refusal.
+void record_skip(const hb_state *st, const hb_skip *why, const std::string &msg)
 {
     hb_skip none = {};
     skip_records()[running_name(st)].push_back(why ? *why : none);
+    Refusal &r = this_call_refusal();
+    r.st = st;
+    r.why = why ? *why : none;
+    r.msg = msg.substr(sizeof kSkipPrefix - 1);
 }
 
 #ifdef HB_TEST_HOOKS
@@ -976,6 +993,7 @@ hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg)
             t_slowdown = Slowdown();
             t_slowdown.fraction = fraction;
             hb_counters_begin(&counters());
+            this_call_refusal() = Refusal();
             fn(reinterpret_cast<hb_state *>(&st), arg);
             add_row_counters(st);
             t_slowdown = Slowdown();
@@ -987,6 +1005,7 @@ hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg)
         name, [fn, arg, family = std::string(name)](benchmark::State &st) {
             callgrind_family() = &family;
             hb_counters_begin(&counters());
+            this_call_refusal() = Refusal();
             fn(reinterpret_cast<hb_state *>(&st), arg);
             add_row_counters(st);
         });
@@ -1188,8 +1207,20 @@ void hb_state_skip(hb_state *st, const char *fmt, ...)
     va_start(ap, fmt);
     std::string msg = kSkipPrefix + vformat(fmt, ap);
     va_end(ap);
-    record_skip(st, nullptr);
+    record_skip(st, nullptr, msg);
     S(st).SkipWithError(msg.c_str());
+}
+
+int hb_state_refusal(const hb_state *st, hb_skip *why, char *msg, size_t msgsz)
+{
+    const Refusal &r = this_call_refusal();
+    if (!st || r.st != st)
+        return 0;
+    if (why)
+        *why = r.why;
+    if (msg && msgsz)
+        std::snprintf(msg, msgsz, "%s", r.msg.c_str());
+    return 1;
 }
 
 void hb_state_skip_with(hb_state *st, const hb_skip *why, const char *fmt, ...)
@@ -1198,7 +1229,7 @@ void hb_state_skip_with(hb_state *st, const hb_skip *why, const char *fmt, ...)
     va_start(ap, fmt);
     std::string msg = kSkipPrefix + vformat(fmt, ap);
     va_end(ap);
-    record_skip(st, why);
+    record_skip(st, why, msg);
     S(st).SkipWithError(msg.c_str());
 }
 

@@ -91,6 +91,33 @@ for b in json.load(open(sys.argv[1]))["benchmarks"]:
 assert quadratic < seen and {"memcpy", "inflate", "doubling", "block-list"} < seen, seen
 PY
 
+# A refused tuple is refused alike in every repetition, with the same message and figures
+# (harness/hb_case_run.h), whatever was measured between: three repetitions of quadratic rows
+# under a tiny budget, and a memory limit refusing the larger size of a linear strategy.
+run --hb_profile=smoke --hb_budget=0.000001 --hb_repetitions=3 \
+    --benchmark_filter='^bufgrow/(additive|exact)/' --hb_max_memory=200000 \
+    --benchmark_out="$work/again.json"
+check "refusals repeated: exits 0 (no google-benchmark abort)" test "$status" -eq 0
+check "refusals repeated: every repetition of a refused tuple alike" /usr/bin/python3 - \
+    "$work/again.json" <<'PY'
+import json, sys
+rows = {}
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b["run_type"] == "iteration":
+        rows.setdefault(b["name"], []).append(b)
+assert len(rows) == 4 and all(len(r) == 3 for r in rows.values()), rows.keys()
+skipped = 0
+for name, reps in rows.items():
+    first = reps[0]
+    fig = {k: first.get(k) for k in ("error_message", "hb_predicted_s", "hb_peak_bytes",
+                                     "hb_memory_limit_bytes")}
+    for r in reps:
+        assert bool(r.get("error_occurred")) == bool(first.get("error_occurred")), name
+        assert {k: r.get(k) for k in fig} == fig, (name, r)
+    skipped += bool(first.get("error_occurred"))
+assert skipped >= 3, rows  # additive at both sizes (budget), exact at 256 KiB (memory)
+PY
+
 # Calibration: one JSON object on stdout, positive figures, nothing run (values, not timings).
 "$bin" --hb_calibrate >"$work/cal" 2>"$work/cal.err"
 check "--hb_calibrate exits 0" test $? -eq 0

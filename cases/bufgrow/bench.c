@@ -83,14 +83,6 @@ typedef struct bg_fam {
     hb_sink_config cfg;  /* this run's */
     hb_sink_stats plan;  /* this run's dry run */
     double work;         /* bytes appended + bytes copied (exact copies only) */
-    /* the tuples the budget refused, with the prediction it refused: their later repetitions are
-     * refused alike (google-benchmark aborts when repetitions of one benchmark ran different
-     * iteration counts, and a prediction remade from a later measurement could let one run) */
-    struct {
-        int64_t args[2];
-        double predicted_s;
-    } refused[BG_MAX_INPUTS];
-    size_t nrefused;
 } bg_fam;
 
 /* The measured cost of one allocate-copy-free growth step of a given size (see copy_rate). */
@@ -420,7 +412,8 @@ static int budget_refuses(hb_run *r)
     if (own_allowance(r) || !(declared || behaves))
         return 0;
     /* Decided once per size: later repetitions of a size that ran also run (prepare asks only
-     * for an unverified tuple), those of a refused size are refused with the same prediction.
+     * for an unverified tuple), those of a refused size are refused by the harness with the same
+     * message and figures, without asking prepare (hb_case_run.h).
      * Linear work (the bytes appended) is priced at the seconds per byte of work measured at the
      * family's previous size; before any size of the family ran in this process (a filter can
      * select one size alone), at a pessimistic default: fresh memory at 1 GB/s for every byte
@@ -433,12 +426,7 @@ static int budget_refuses(hb_run *r)
      * caches under /sys, or a host's through cpuid), and past glibc's mmap threshold every
      * growth step is fresh memory whatever the cache: the measured step is the price at every
      * size (one probe per size, cached; capped at BG_PROBE_MAX). */
-    double predicted = -1;
-    for (size_t i = 0; i < f->nrefused; i++)
-        if (f->refused[i].args[0] == r->args[0] && f->refused[i].args[1] == r->args[1])
-            predicted = f->refused[i].predicted_s;
-    if (predicted < 0)
-        predicted = budget_predict(r);
+    double predicted = budget_predict(r);
     char detail[160];
     snprintf(detail, sizeof detail, "%.4g bytes appended, %.4g bytes copied in %llu growths",
              (double)plan->bytes_appended, (double)plan->bytes_copied,
@@ -447,17 +435,7 @@ static int budget_refuses(hb_run *r)
                                    {"hb_bytes_copied", (double)plan->bytes_copied},
                                    {"hb_growths", (double)plan->growths},
                                    {NULL, 0}};
-    if (!hb_refuse_budget(r->st, &c->opt, predicted, detail, work))
-        return 0;
-    int known = 0;
-    for (size_t i = 0; i < f->nrefused; i++)
-        known |= f->refused[i].args[0] == r->args[0] && f->refused[i].args[1] == r->args[1];
-    if (!known && f->nrefused < BG_MAX_INPUTS) {
-        f->refused[f->nrefused].args[0] = r->args[0];
-        f->refused[f->nrefused].args[1] = r->args[1];
-        f->refused[f->nrefused++].predicted_s = predicted;
-    }
-    return 1;
+    return hb_refuse_budget(r->st, &c->opt, predicted, detail, work);
 }
 
 /* The budget's prediction of one run of r's strategy at r's size (budget_refuses), seconds. */
