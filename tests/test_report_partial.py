@@ -30,6 +30,21 @@ FIXTURE = os.path.join(HERE, "fixtures", "run-full-reduced.json")
 from test_report_util import check, done  # noqa: E402
 
 
+def check_timed_work():
+    """The fault clause: faults x iterations priced at 4 KiB per fault at the first-touch rate."""
+    from hotbench.report.environment import timed_work
+
+    class FakeRun:
+        context = {"hb_calib_first_touch_gbps": 0.4096}
+        rows = [dict(t=2.0, iterations=3, counters={"minor_faults": 1e6}),
+                dict(t=1e-3, iterations=1000, counters={})]
+    text = timed_work(FakeRun(), {"parts": [{"name": "in-process", "seconds": 600}]})
+    # timed 3 x 2 s + 1000 x 1 ms = 7 s; 3e6 faults x 4096 B = 12.3 GB at 0.4096 GB/s = 30 s
+    check("timed loops 7 s of the in-process part's 10.0 min" in text and
+          "3 million minor page faults in them, 30 s at the calibrated first touch" in text
+          and "12.3 GB in all" in text, "timed work and its first-touch floor: %s" % text)
+
+
 def render(tmp, name, doc, *extra):
     """REPORT.md of doc (a run JSON dict, or None: no run JSON), or the exception's text."""
     run = os.path.join(tmp, name + ".json")
@@ -173,6 +188,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check(text is not None and "| duration of `make bench` | 63.0 min (in-process 33.0 min, "
           "e2e 30.0 min, peers 0 s), full profile |" in text,
           "a status without a total: the parts' seconds summed, each part's shown " + err)
+    check(text is not None and "| where the in-process time went | timed loops " in text
+          and "of the in-process part's 33.0 min (the rest: verification runs" in text,
+          "the timed loops' share of the in-process part " + err)
+    check_timed_work()
     failed_ip = copy.deepcopy(status)
     failed_ip["parts"][0].update(status="failed", exit_code=1, output=None, command=[
         "build/hotbench", "--benchmark_out=results/runs/.20261201T100000Z-abc.json.tmp"])

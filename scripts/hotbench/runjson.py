@@ -106,7 +106,7 @@ class Run:
         self.rows.append(dict(family=family, strategy=strategy, params=params,
                               t=b["real_time"] * unit, cpu=b.get("cpu_time", 0.0) * unit,
                               counters=_counters(b), rep=b.get("repetition_index", 0),
-                              name=name))
+                              iterations=b.get("iterations", 1), name=name))
 
     @property
     def manifest(self):

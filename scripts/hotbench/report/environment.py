@@ -26,6 +26,7 @@ def environment(run, status=None):
         ("memory", mem or "?"),
         ("calibration", calibration(c, status)),
         ("duration of `make bench`", duration(status)),
+        ("where the in-process time went", timed_work(run, status)),
         ("kernel", c.get("hb_kernel", "?")),
         ("compiler and flags", "%s; %s (%s)" % (c.get("hb_compiler", "?"),
                                                 c.get("hb_build_flags", "?"),
@@ -79,6 +80,37 @@ def duration(status):
     return "%s%s, %s profile%s" % (
         _span(total), " (%s)" % each if each else "", status.get("profile", "?"),
         "" if status.get("finished") else "; the report, written last, is not counted")
+
+
+PAGE = 4096  # bytes a minor fault makes resident with 4 KiB pages (a huge page: 2 MiB, one fault)
+
+
+def timed_work(run, status):
+    """The timed loops' share of the in-process part, and the share of first touch in them: the
+    rows' minor faults (counters per iteration, times their iterations) priced at the calibrated
+    first-touch rate, 4 KiB each. The page faults a strategy takes are part of what is measured,
+    so that share is what no change to the harness can take off. Rows without the counters
+    (older runs) leave the fault clause out."""
+    timed = sum(r["t"] * r.get("iterations", 1) for r in run.rows)
+    faults = sum(r["counters"].get("minor_faults", 0) * r.get("iterations", 1) for r in run.rows)
+    part = next((p for p in (status or {}).get("parts") or []
+                 if p.get("name") == "in-process" and _secs(p.get("seconds"))), None)
+    text = "timed loops %s" % _span(timed)
+    if part:
+        text += " of the in-process part's %s (the rest: verification runs, inputs, " \
+                "google-benchmark's sizing runs)" % _span(part["seconds"])
+    ft = run.context.get("hb_calib_first_touch_gbps") or \
+        ((status or {}).get("calibration") or {}).get("first_touch_gbps")
+    try:
+        ft = float(ft)
+    except (TypeError, ValueError):
+        ft = 0.0
+    if faults > 0 and ft > 0:
+        text += "; %.3g million minor page faults in them, %s at the calibrated first touch " \
+                "(4 KiB at %s GB/s each, %.3g GB in all): the part no change to the harness " \
+                "can take off on this machine" % (faults / 1e6, _span(faults * PAGE / (ft * 1e9)),
+                                               _gbps(ft), faults * PAGE / 1e9)
+    return text
 
 
 def _secs(v):
