@@ -246,4 +246,11 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
                        hb_vol_error *err);
 int hb_vol_fast(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out, hb_vol_error *err);
 
+/* fast's window classifier (vol_fast.c), for tests: *mask gets bit i set when byte i of the 64
+ * at p needs attention in character data - '<', '&', ']', a control character other than tab and
+ * LF (CR included), a byte >= 0x80. isa 0: the SSE2 path (the portable table where SSE2 is not
+ * built); isa 1: the AVX2 path fast takes when the CPU has it. Returns HB_OK, or HB_EINVAL (*mask
+ * untouched) for isa 1 when it is not built or the CPU lacks AVX2, or another isa. */
+int hb_vol_fast_window_mask(const uint8_t *p, int isa, uint64_t *mask);
+
 #endif /* HB_VOLUMES_IMPL_H */
