@@ -173,7 +173,7 @@ static inline uint64_t fx_special_mask64_sse2(const uint8_t *p)
 
 #if defined(FX_AVX2)
 /* The same, 32 bytes at a time (AVX2; half the instructions of the SSE2 loop). */
-static __attribute__((target("avx2"), noinline)) uint64_t fx_special_mask64_avx2(const uint8_t *p)
+static inline __attribute__((target("avx2"))) uint64_t fx_special_mask64_avx2(const uint8_t *p)
 {
     const __m256i lt = _mm256_set1_epi8('<'), amp = _mm256_set1_epi8('&');
     const __m256i rb = _mm256_set1_epi8(']'), sp = _mm256_set1_epi8(0x20);
@@ -202,15 +202,21 @@ static __attribute__((noinline)) int fx_window(fx *x, size_t at)
     size_t start = at & ~(size_t)63;
     if ((size_t)(x->end - x->doc) - start < 64)
         return -1;
-    const uint8_t *w = x->doc + start;
     x->wstart = start;
-#if defined(FX_AVX2)
-    if (fx_has_avx2) {
-        x->wmask = fx_special_mask64_avx2(w);
-        return 0;
-    }
+    x->wmask = fx_special_mask64_sse2(x->doc + start);
+    return 0;
+}
 #endif
-    x->wmask = fx_special_mask64_sse2(w);
+
+#if defined(FX_AVX2)
+/* fx_window built for AVX2 (the mask inlined): called only when fx_has_avx2. */
+static __attribute__((target("avx2"), noinline)) int fx_window_avx2(fx *x, size_t at)
+{
+    size_t start = at & ~(size_t)63;
+    if ((size_t)(x->end - x->doc) - start < 64)
+        return -1;
+    x->wstart = start;
+    x->wmask = fx_special_mask64_avx2(x->doc + start);
     return 0;
 }
 #endif
@@ -255,8 +261,13 @@ static inline const uint8_t *fx_next_special(fx *x, const uint8_t *p)
             at = x->wstart + 64;
             p = x->doc + at;
         }
+#if defined(FX_AVX2)
+        if ((fx_has_avx2 ? fx_window_avx2(x, at) : fx_window(x, at)) != 0)
+            break;
+#else
         if (fx_window(x, at) != 0)
             break;
+#endif
     }
 #endif
     return fx_find_special(p, x->end);
