@@ -256,7 +256,7 @@ static void *vb_struct(vb *b, size_t n)
 
 /* Opens a container's struct: a volume, an attachment or a tag, appended to its list of
  * pointers (arena mode: a scratch list for attachments and tags, moved at the volume's end). */
-static __attribute__((noinline)) int vb_open_struct(vb *b, int kind)
+static inline int vb_open_struct(vb *b, int kind)
 {
     hb_volumes *v = b->out;
     if (kind == VB_VOLUME) {
@@ -367,33 +367,68 @@ static inline __attribute__((always_inline)) int vb_lookup(const vb *b, int pare
     return vb_lookup_local(b, parent, name, len, field);
 }
 
-int vb_start(vb *b, const char *name, size_t len)
+/* vb_start when the stack of open elements is full: grows it, then starts the element. */
+static __attribute__((noinline)) int vb_start_grow(vb *b, const char *name, size_t len)
 {
-    b->out->elements++;
-    if (b->depth + 1 == b->stack_cap && vb_grow_stack(b) != HB_OK)
+    if (vb_grow_stack(b) != HB_OK)
         return HB_ENOMEM;
-    int parent = b->stack[b->depth].kind;
-    vb_frame *f = &b->stack[++b->depth];
-    uint8_t field = VF_NONE;
-    int kind;
-    if (parent == VB_DOC)
-        kind = VB_ROOT;
-    else if (parent == VB_SKIP || parent == VB_LEAF)
-        kind = VB_SKIP;
-    else
-        kind = vb_lookup(b, parent, name, len, &field);
+    b->out->elements--; /* vb_start counts it again */
+    return vb_start(b, name, len);
+}
+
+/* vb_start's container: its struct opened (out of memory reported as vb_start reports it). */
+static __attribute__((noinline)) int vb_start_struct(vb *b, int kind)
+{
+    if (vb_open_struct(b, kind) != HB_OK)
+        return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+    return HB_OK;
+}
+
+/* The element at f (just pushed) is of kind with field: leaves start their text, containers
+ * open their struct. */
+static inline int vb_started(vb *b, vb_frame *f, int kind, int field)
+{
     f->kind = (uint8_t)kind;
-    f->field = field;
+    f->field = (uint8_t)field;
     if (kind == VB_LEAF) {
         b->tlen = 0;
         b->has_direct = 0;
         return HB_OK;
     }
-    if (kind == VB_VOLUME || kind == VB_ATTACHMENT || kind == VB_TAG) {
-        if (vb_open_struct(b, kind) != HB_OK)
-            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
-    }
+    if (kind == VB_VOLUME || kind == VB_ATTACHMENT || kind == VB_TAG)
+        return vb_start_struct(b, kind);
     return HB_OK;
+}
+
+/* vb_start's look-up off the hot path: the strcmp table, or a name the switch does not know as
+ * it stands (a prefixed name, or no member). */
+static __attribute__((noinline)) int vb_start_lookup(vb *b, vb_frame *f, int parent,
+                                                     const char *name, size_t len)
+{
+    uint8_t field = VF_NONE;
+    int kind = vb_lookup(b, parent, name, len, &field);
+    return vb_started(b, f, kind, field);
+}
+
+/* The hot path (the switch finds the name) calls nothing but in tail position. */
+int vb_start(vb *b, const char *name, size_t len)
+{
+    b->out->elements++;
+    if (b->depth + 1 == b->stack_cap)
+        return vb_start_grow(b, name, len);
+    int parent = b->stack[b->depth].kind;
+    vb_frame *f = &b->stack[++b->depth];
+    if (parent == VB_DOC)
+        return vb_started(b, f, VB_ROOT, VF_NONE);
+    if (parent == VB_SKIP || parent == VB_LEAF)
+        return vb_started(b, f, VB_SKIP, VF_NONE);
+    if (!b->fast_lookup)
+        return vb_start_lookup(b, f, parent, name, len);
+    uint8_t field = VF_NONE;
+    int kind = vb_lookup_switch(parent, name, len, &field);
+    if (kind == VB_SKIP)
+        return vb_start_lookup(b, f, parent, name, len);
+    return vb_started(b, f, kind, field);
 }
 
 int vb_text(vb *b, const char *s, size_t n)
