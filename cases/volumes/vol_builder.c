@@ -96,7 +96,37 @@ static int vb_lookup_table(int parent, const char *name, size_t len, uint8_t *fi
     return VB_SKIP;
 }
 
-#define VB_IS(lit) (len == sizeof(lit) - 1 && memcmp(name, lit, sizeof(lit) - 1) == 0)
+/* 1 when the n bytes at a equal those at lit (n and lit constants where it is used: it unrolls
+ * into a few word compares, where memcmp may stay a call that the hot path cannot afford). */
+static inline __attribute__((always_inline)) int vb_eq(const char *a, const char *lit, size_t n)
+{
+    uint64_t x, y;
+    for (; n >= 8; a += 8, lit += 8, n -= 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, lit, 8);
+        if (x != y)
+            return 0;
+    }
+    if (n >= 4) {
+        uint32_t u, v;
+        memcpy(&u, a, 4);
+        memcpy(&v, lit, 4);
+        if (u != v)
+            return 0;
+        a += 4, lit += 4, n -= 4;
+    }
+    if (n >= 2) {
+        uint16_t u, v;
+        memcpy(&u, a, 2);
+        memcpy(&v, lit, 2);
+        if (u != v)
+            return 0;
+        a += 2, lit += 2, n -= 2;
+    }
+    return n == 0 || *a == *lit;
+}
+
+#define VB_IS(lit) (len == sizeof(lit) - 1 && vb_eq(name, lit, sizeof(lit) - 1))
 
 /* The switch lookup: the parent first, then the length, then one compare. */
 static inline __attribute__((always_inline)) int vb_lookup_switch(int parent, const char *name,
