@@ -724,20 +724,42 @@ static __attribute__((noinline)) int vb_end_recheck(vb *b, vb_frame f, const cha
     return HB_OK;
 }
 
+/* Arena mode: the volume just closed gets its lists (out of memory reported as vb_end does). */
+static __attribute__((noinline)) int vb_end_volume(vb *b)
+{
+    if (vb_close_volume(b) != HB_OK)
+        return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+    return HB_OK;
+}
+
+/* The element f (already popped) ends: a leaf's value is committed, a volume's lists moved. */
+static inline int vb_ended(vb *b, vb_frame f)
+{
+    if (f.kind == VB_LEAF)
+        return vb_commit_leaf(b, f.field);
+    if (f.kind == VB_VOLUME && b->arena)
+        return vb_end_volume(b);
+    return HB_OK;
+}
+
+/* vb_end in the generic shape: the end tag's name is checked again first. */
+static __attribute__((noinline)) int vb_end_generic(vb *b, vb_frame f, const char *name,
+                                                    size_t len)
+{
+    int rc = vb_end_recheck(b, f, name, len);
+    if (rc != HB_OK)
+        return rc;
+    return vb_ended(b, f);
+}
+
+/* The hot path (the switch lookup) calls nothing but in tail position. */
 int vb_end(vb *b, const char *name, size_t len)
 {
     vb_frame f = b->stack[b->depth];
     b->depth--;
-    if (!b->fast_lookup && f.kind != VB_ROOT && f.kind != VB_SKIP && b->depth > 0) {
-        int rc = vb_end_recheck(b, f, name, len);
-        if (rc != HB_OK)
-            return rc;
-    }
-    if (f.kind == VB_LEAF)
-        return vb_commit_leaf(b, f.field);
-    if (f.kind == VB_VOLUME && b->arena && vb_close_volume(b) != HB_OK)
-        return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
-    return HB_OK;
+    if (!b->fast_lookup && f.kind != VB_ROOT && f.kind != VB_SKIP && b->depth > 0)
+        return vb_end_generic(b, f, name, len);
+    return vb_ended(b, f);
 }
 
 int vb_finish(vb *b)
