@@ -3,6 +3,9 @@
  * whole) into hb_volume structs following the decode contract of hb_volumes.h - names classified
  * by a strcmp table (a generic SDK's shape) or a switch, integers, booleans and RFC 3339 instants
  * parsed, bad values reported with the member's name and the value quoted (see volumes_impl.h).
+ * A leaf's value goes where a table of member offsets says. vb_start and vb_end keep their common
+ * case (the switch knows the name, a string handed over whole) free of calls but in tail
+ * position, so it runs without a stack frame: the rare paths are separate, noinline functions.
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"

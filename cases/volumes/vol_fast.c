@@ -1,7 +1,8 @@
 /* vol_fast.c - "fast": a hand-written decoder of the DescribeVolumes response.
  *
  * One pass over the whole document, no tokens materialised. Character data is classified 64
- * bytes at a time (SSE2; a table loop elsewhere) into a bit mask of the bytes that need attention
+ * bytes at a time (AVX2 where the CPU has it, chosen at run time; SSE2 otherwise; a table loop
+ * without SSE2) into a bit mask of the bytes that need attention
  * - '<', '&', ']', CR, control characters and non-ASCII bytes - kept for the window it covers, so
  * the end of indentation or of a plain value is a shift and a bit scan, not loads and compares
  * waiting on where the previous token ended (that chain, not the instruction count, bounded the
