@@ -1,13 +1,13 @@
 /* vol_alloc.c - the memory of a decoded result: the counting allocator (hb_vm_alloc, _realloc,
  * _free, the context-free hooks for expat and libxml2 bound per thread by hb_vm_bind, the
- * poisoned-heap switch), the arena (hb_vm_arena: chunks doubling from 16 KiB to 1 MiB) and
- * hb_volumes_free, which releases a result's structs, strings, arrays and arena chunks through
- * them. Everything counts into hb_volumes.mem (see volumes_impl.h).
+ * poisoned-heap switch), the arena's new chunks (hb_vm_arena_grow: doubling from 16 KiB to
+ * 1 MiB; the bump itself, hb_vm_arena, is inline in volumes_impl.h) and hb_volumes_free, which
+ * releases a result's structs, strings, arrays and arena chunks through them. Everything
+ * counts into hb_volumes.mem (see volumes_impl.h).
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
 
-#include <stdalign.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,30 +106,18 @@ void hb_vm_hook_free(void *p)
 
 /* ---- the arena ------------------------------------------------------------------------------- */
 
-typedef struct vm_chunk {
-    struct vm_chunk *next;
-    size_t cap;  /* bytes of data */
-    size_t used; /* bytes handed out */
-    alignas(16) unsigned char data[];
-} vm_chunk;
-
 #define VM_CHUNK_MIN (16u << 10)
 #define VM_CHUNK_MAX (1u << 20)
 
-void *hb_vm_arena(hb_volumes *v, size_t n, size_t align)
+void *hb_vm_arena_grow(hb_volumes *v, size_t n)
 {
-    vm_chunk *c = v->arena_;
-    if (c) {
-        size_t at = (c->used + align - 1) & ~(align - 1);
-        if (at <= c->cap && c->cap - at >= n) {
-            c->used = at + n;
-            return c->data + at;
-        }
-    }
+    hb_vm_chunk *c = v->arena_;
     size_t cap = c ? (c->cap < VM_CHUNK_MAX ? c->cap * 2 : VM_CHUNK_MAX) : VM_CHUNK_MIN;
     if (cap < n)
         cap = n;
-    vm_chunk *nc = hb_vm_alloc(v, sizeof *nc + cap);
+    if (cap > SIZE_MAX - sizeof *c)
+        return NULL;
+    hb_vm_chunk *nc = hb_vm_alloc(v, sizeof *nc + cap);
     if (!nc)
         return NULL;
     nc->next = c;
@@ -182,9 +170,9 @@ void hb_volumes_free(hb_volumes *v)
         free_str(v, &v->next_token);
     }
     hb_vm_free(v, v->volumes);
-    vm_chunk *c = v->arena_;
+    hb_vm_chunk *c = v->arena_;
     while (c) {
-        vm_chunk *next = c->next;
+        hb_vm_chunk *next = c->next;
         hb_vm_free(v, c);
         c = next;
     }

@@ -3,15 +3,22 @@
  * whole) into hb_volume structs following the decode contract of hb_volumes.h - names classified
  * by a strcmp table (a generic SDK's shape) or a switch, integers, booleans and RFC 3339 instants
  * parsed, bad values reported with the member's name and the value quoted (see volumes_impl.h).
+ * A leaf's value goes where a table of member offsets says. vb_start and vb_end keep their common
+ * case (the switch knows the name, a string handed over whole) free of calls but in tail
+ * position, so it runs without a stack frame: the rare paths are separate, noinline functions.
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
 
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 /* ---- the builder ----------------------------------------------------------------------------- */
+
+/* The structs leaves go to: indexes into vb.obj. */
+enum { VO_RESULT = 0, VO_VOLUME, VO_ATTACHMENT, VO_TAG };
 
 /* The strcmp table of the generic lookup: (parent kind, local name) -> (kind, field). */
 typedef struct vb_rule {
@@ -92,10 +99,41 @@ static int vb_lookup_table(int parent, const char *name, size_t len, uint8_t *fi
     return VB_SKIP;
 }
 
-#define VB_IS(lit) (len == sizeof(lit) - 1 && memcmp(name, lit, sizeof(lit) - 1) == 0)
+/* 1 when the n bytes at a equal those at lit (n and lit constants where it is used: it unrolls
+ * into a few word compares, where memcmp may stay a call that the hot path cannot afford). */
+static inline __attribute__((always_inline)) int vb_eq(const char *a, const char *lit, size_t n)
+{
+    uint64_t x, y;
+    for (; n >= 8; a += 8, lit += 8, n -= 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, lit, 8);
+        if (x != y)
+            return 0;
+    }
+    if (n >= 4) {
+        uint32_t u, v;
+        memcpy(&u, a, 4);
+        memcpy(&v, lit, 4);
+        if (u != v)
+            return 0;
+        a += 4, lit += 4, n -= 4;
+    }
+    if (n >= 2) {
+        uint16_t u, v;
+        memcpy(&u, a, 2);
+        memcpy(&v, lit, 2);
+        if (u != v)
+            return 0;
+        a += 2, lit += 2, n -= 2;
+    }
+    return n == 0 || *a == *lit;
+}
+
+#define VB_IS(lit) (len == sizeof(lit) - 1 && vb_eq(name, lit, sizeof(lit) - 1))
 
 /* The switch lookup: the parent first, then the length, then one compare. */
-static int vb_lookup_switch(int parent, const char *name, size_t len, uint8_t *field)
+static inline __attribute__((always_inline)) int vb_lookup_switch(int parent, const char *name,
+                                                                  size_t len, uint8_t *field)
 {
     *field = VF_NONE;
     switch (parent) {
@@ -190,6 +228,7 @@ int vb_init(vb *b, hb_volumes *out, hb_vol_error *err, int arena, int fast_looku
 {
     memset(b, 0, sizeof *b);
     b->out = out;
+    b->obj[VO_RESULT] = (char *)out;
     b->err = err;
     b->arena = arena;
     b->fast_lookup = fast_lookup;
@@ -239,22 +278,6 @@ static hb_volume *vb_volume(vb *b)
     return b->out->volumes[b->out->nvolumes - 1];
 }
 
-static hb_vol_attachment *vb_attachment(vb *b)
-{
-    if (b->arena)
-        return b->satts[b->nsatts - 1];
-    hb_volume *vol = vb_volume(b);
-    return vol->attachments[vol->nattachments - 1];
-}
-
-static hb_vol_tag *vb_tag(vb *b)
-{
-    if (b->arena)
-        return b->stags[b->nstags - 1];
-    hb_volume *vol = vb_volume(b);
-    return vol->tags[vol->ntags - 1];
-}
-
 /* A zeroed struct of n bytes: its own block (malloc mode) or from the arena. */
 static void *vb_struct(vb *b, size_t n)
 {
@@ -266,7 +289,7 @@ static void *vb_struct(vb *b, size_t n)
 
 /* Opens a container's struct: a volume, an attachment or a tag, appended to its list of
  * pointers (arena mode: a scratch list for attachments and tags, moved at the volume's end). */
-static int vb_open_struct(vb *b, int kind)
+static inline int vb_open_struct(vb *b, int kind)
 {
     hb_volumes *v = b->out;
     if (kind == VB_VOLUME) {
@@ -276,6 +299,7 @@ static int vb_open_struct(vb *b, int kind)
         if (!vol)
             return HB_ENOMEM;
         v->volumes[v->nvolumes++] = vol;
+        b->obj[VO_VOLUME] = (char *)vol;
         b->tags_cap = b->atts_cap = 0;
         b->nstags = b->nsatts = 0;
     } else if (kind == VB_ATTACHMENT) {
@@ -289,6 +313,7 @@ static int vb_open_struct(vb *b, int kind)
         if (!a)
             return HB_ENOMEM;
         (*list)[(*n)++] = a;
+        b->obj[VO_ATTACHMENT] = (char *)a;
     } else if (kind == VB_TAG) {
         hb_volume *vol = vb_volume(b);
         hb_vol_tag ***list = b->arena ? &b->stags : &vol->tags;
@@ -300,6 +325,7 @@ static int vb_open_struct(vb *b, int kind)
         if (!t)
             return HB_ENOMEM;
         (*list)[(*n)++] = t;
+        b->obj[VO_TAG] = (char *)t;
     }
     return HB_OK;
 }
@@ -332,52 +358,110 @@ static int vb_close_volume(vb *b)
     return HB_OK;
 }
 
-int vb_start(vb *b, const char *name, size_t len)
+/* Doubles the stack of open elements. */
+static __attribute__((noinline)) int vb_grow_stack(vb *b)
 {
-    b->out->elements++;
-    if (b->depth + 1 == b->stack_cap) {
-        size_t nc = b->stack_cap * 2;
-        vb_frame *ns = hb_vm_realloc(b->out, b->stack, nc * sizeof *ns);
-        if (!ns)
-            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
-        b->stack = ns;
-        b->stack_cap = nc;
-    }
-    int parent = b->stack[b->depth].kind;
-    vb_frame *f = &b->stack[++b->depth];
-    if (parent == VB_DOC) {
-        f->kind = VB_ROOT;
-        f->field = VF_NONE;
-        return HB_OK;
-    }
-    if (parent == VB_SKIP || parent == VB_LEAF) {
-        f->kind = VB_SKIP;
-        f->field = VF_NONE;
-        return HB_OK;
-    }
-    const char *colon = memchr(name, ':', len);
-    if (colon) {
-        const char *last = name + len;
-        while (last[-1] != ':')
-            last--;
-        len -= (size_t)(last - name);
-        name = last;
-    }
-    uint8_t field;
-    int kind = b->fast_lookup ? vb_lookup_switch(parent, name, len, &field)
-                              : vb_lookup_table(parent, name, len, &field);
+    size_t nc = b->stack_cap * 2;
+    vb_frame *ns = hb_vm_realloc(b->out, b->stack, nc * sizeof *ns);
+    if (!ns)
+        return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+    b->stack = ns;
+    b->stack_cap = nc;
+    return HB_OK;
+}
+
+/* vb_lookup's second try: the local name of a name with a prefix (after its last ':'), or VB_SKIP
+ * for a name without one. */
+static __attribute__((noinline)) int vb_lookup_local(const vb *b, int parent, const char *name,
+                                                     size_t len, uint8_t *field)
+{
+    if (!memchr(name, ':', len))
+        return VB_SKIP;
+    const char *last = name + len;
+    while (last[-1] != ':')
+        last--;
+    len -= (size_t)(last - name);
+    name = last;
+    return b->fast_lookup ? vb_lookup_switch(parent, name, len, field)
+                          : vb_lookup_table(parent, name, len, field);
+}
+
+/* The kind (and *field) of an element named name (len bytes) under parent: its local name (after
+ * the last ':') looked up. No rule's name holds a ':', so a name that matches as it stands has
+ * no prefix: the prefix is looked for only when the whole name matches nothing. */
+static inline __attribute__((always_inline)) int vb_lookup(const vb *b, int parent,
+                                                          const char *name, size_t len,
+                                                          uint8_t *field)
+{
+    int kind = b->fast_lookup ? vb_lookup_switch(parent, name, len, field)
+                              : vb_lookup_table(parent, name, len, field);
+    if (kind != VB_SKIP)
+        return kind;
+    return vb_lookup_local(b, parent, name, len, field);
+}
+
+/* vb_start when the stack of open elements is full: grows it, then starts the element. */
+static __attribute__((noinline)) int vb_start_grow(vb *b, const char *name, size_t len)
+{
+    if (vb_grow_stack(b) != HB_OK)
+        return HB_ENOMEM;
+    b->out->elements--; /* vb_start counts it again */
+    return vb_start(b, name, len);
+}
+
+/* vb_start's container: its struct opened (out of memory reported as vb_start reports it). */
+static __attribute__((noinline)) int vb_start_struct(vb *b, int kind)
+{
+    if (vb_open_struct(b, kind) != HB_OK)
+        return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+    return HB_OK;
+}
+
+/* The element at f (just pushed) is of kind with field: leaves start their text, containers
+ * open their struct. */
+static inline int vb_started(vb *b, vb_frame *f, int kind, int field)
+{
     f->kind = (uint8_t)kind;
-    f->field = field;
+    f->field = (uint8_t)field;
     if (kind == VB_LEAF) {
         b->tlen = 0;
         b->has_direct = 0;
         return HB_OK;
     }
-    if (kind == VB_VOLUME || kind == VB_ATTACHMENT || kind == VB_TAG) {
-        if (vb_open_struct(b, kind) != HB_OK)
-            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
-    }
+    if (kind == VB_VOLUME || kind == VB_ATTACHMENT || kind == VB_TAG)
+        return vb_start_struct(b, kind);
     return HB_OK;
+}
+
+/* vb_start's look-up off the hot path: the strcmp table, or a name the switch does not know as
+ * it stands (a prefixed name, or no member). */
+static __attribute__((noinline)) int vb_start_lookup(vb *b, vb_frame *f, int parent,
+                                                     const char *name, size_t len)
+{
+    uint8_t field = VF_NONE;
+    int kind = vb_lookup(b, parent, name, len, &field);
+    return vb_started(b, f, kind, field);
+}
+
+/* The hot path (the switch finds the name) calls nothing but in tail position. */
+int vb_start(vb *b, const char *name, size_t len)
+{
+    b->out->elements++;
+    if (b->depth + 1 == b->stack_cap)
+        return vb_start_grow(b, name, len);
+    int parent = b->stack[b->depth].kind;
+    vb_frame *f = &b->stack[++b->depth];
+    if (parent == VB_DOC)
+        return vb_started(b, f, VB_ROOT, VF_NONE);
+    if (parent == VB_SKIP || parent == VB_LEAF)
+        return vb_started(b, f, VB_SKIP, VF_NONE);
+    if (!b->fast_lookup)
+        return vb_start_lookup(b, f, parent, name, len);
+    uint8_t field = VF_NONE;
+    int kind = vb_lookup_switch(parent, name, len, &field);
+    if (kind == VB_SKIP)
+        return vb_start_lookup(b, f, parent, name, len);
+    return vb_started(b, f, kind, field);
 }
 
 int vb_text(vb *b, const char *s, size_t n)
@@ -507,19 +591,10 @@ static int vb_bad_time(vb *b, int field, int rc, const hb_rfc3339_error *e, cons
     return HB_ERANGE;
 }
 
-/* Stores the leaf's string: copied unless handed over directly. */
-static int vb_store(vb *b, hb_vol_str *dst, const char *s, size_t n, int direct)
+/* Stores the leaf's string, not handed over directly or owned by a malloc-mode result: a copy in
+ * the arena or in its own block (cold: the common leaf is a pointer into the input). */
+static __attribute__((noinline)) int vb_store_copy(vb *b, hb_vol_str *dst, const char *s, size_t n)
 {
-    if (direct) {
-        if (b->out->owns_strings_) {
-            /* a malloc-mode result owns every string: copy */
-            direct = 0;
-        } else {
-            dst->s = s;
-            dst->len = n;
-            return HB_OK;
-        }
-    }
     char *p;
     if (b->arena) {
         p = hb_vm_arena(b->out, n ? n : 1, 1);
@@ -536,133 +611,158 @@ static int vb_store(vb *b, hb_vol_str *dst, const char *s, size_t n, int direct)
     return HB_OK;
 }
 
-static int vb_commit_leaf(vb *b, int field)
+/* Stores the leaf's string: copied unless handed over directly (and the result owns none). */
+static inline int vb_store(vb *b, hb_vol_str *dst, const char *s, size_t n, int direct)
+{
+    if (direct && !b->out->owns_strings_) {
+        dst->s = s;
+        dst->len = n;
+        return HB_OK;
+    }
+    return vb_store_copy(b, dst, s, n);
+}
+
+/* Where each leaf member goes: the struct that holds it (VO_*, an index into vb.obj), its type
+ * and offsets in that struct. One row per enum vb_field; the commit is a table look-up, not a
+ * switch per member. */
+enum { VT_NONE = 0, VT_STR, VT_TIME, VT_INT, VT_BOOL };
+
+typedef struct vb_member {
+    uint8_t owner;   /* VO_*: vb.obj[owner] is the struct */
+    uint8_t type;    /* VT_*: how the text is decoded */
+    uint8_t bit;     /* VT_INT, VT_BOOL: the hb_vol_present bit set in the owner's present */
+    uint16_t off;    /* the hb_vol_str (VT_STR, VT_TIME), int64_t (VT_INT) or uint8_t (VT_BOOL) */
+    uint16_t off2;   /* VT_TIME: the hb_rfc3339_time; VT_INT, VT_BOOL: the uint32_t present */
+} vb_member;
+
+#define VB_M(owner, type, bit, st, m, m2)                                                         \
+    {owner, type, bit, (uint16_t)offsetof(st, m), (uint16_t)offsetof(st, m2)}
+
+/* clang-format off */
+static const vb_member vb_members[VF_COUNT] = {
+    [VF_REQUEST_ID]        = VB_M(VO_RESULT,     VT_STR,  0, hb_volumes, request_id, request_id),
+    [VF_NEXT_TOKEN]        = VB_M(VO_RESULT,     VT_STR,  0, hb_volumes, next_token, next_token),
+    [VF_VOLUME_ID]         = VB_M(VO_VOLUME,     VT_STR,  0, hb_volume, volume_id, volume_id),
+    [VF_SIZE]              = VB_M(VO_VOLUME,     VT_INT,  HB_VOL_HAS_SIZE, hb_volume, size, present),
+    [VF_SNAPSHOT_ID]       = VB_M(VO_VOLUME,     VT_STR,  0, hb_volume, snapshot_id, snapshot_id),
+    [VF_AVAILABILITY_ZONE] = VB_M(VO_VOLUME,     VT_STR,  0, hb_volume, availability_zone,
+                                  availability_zone),
+    [VF_STATUS]            = VB_M(VO_VOLUME,     VT_STR,  0, hb_volume, status, status),
+    [VF_CREATE_TIME]       = VB_M(VO_VOLUME,     VT_TIME, 0, hb_volume, create_time, create_instant),
+    [VF_VOLUME_TYPE]       = VB_M(VO_VOLUME,     VT_STR,  0, hb_volume, volume_type, volume_type),
+    [VF_IOPS]              = VB_M(VO_VOLUME,     VT_INT,  HB_VOL_HAS_IOPS, hb_volume, iops, present),
+    [VF_THROUGHPUT]        = VB_M(VO_VOLUME,     VT_INT,  HB_VOL_HAS_THROUGHPUT, hb_volume,
+                                  throughput, present),
+    [VF_ENCRYPTED]         = VB_M(VO_VOLUME,     VT_BOOL, HB_VOL_HAS_ENCRYPTED, hb_volume,
+                                  encrypted, present),
+    [VF_MULTI_ATTACH]      = VB_M(VO_VOLUME,     VT_BOOL, HB_VOL_HAS_MULTI_ATTACH, hb_volume,
+                                  multi_attach_enabled, present),
+    [VF_A_VOLUME_ID]       = VB_M(VO_ATTACHMENT, VT_STR,  0, hb_vol_attachment, volume_id, volume_id),
+    [VF_A_INSTANCE_ID]     = VB_M(VO_ATTACHMENT, VT_STR,  0, hb_vol_attachment, instance_id,
+                                  instance_id),
+    [VF_A_DEVICE]          = VB_M(VO_ATTACHMENT, VT_STR,  0, hb_vol_attachment, device, device),
+    [VF_A_STATUS]          = VB_M(VO_ATTACHMENT, VT_STR,  0, hb_vol_attachment, status, status),
+    [VF_A_ATTACH_TIME]     = VB_M(VO_ATTACHMENT, VT_TIME, 0, hb_vol_attachment, attach_time,
+                                  attach_instant),
+    [VF_A_DELETE_ON_TERMINATION] = VB_M(VO_ATTACHMENT, VT_BOOL, HB_VOL_HAS_DELETE_ON_TERMINATION,
+                                        hb_vol_attachment, delete_on_termination, present),
+    [VF_KEY]               = VB_M(VO_TAG,        VT_STR,  0, hb_vol_tag, key, key),
+    [VF_VALUE]             = VB_M(VO_TAG,        VT_STR,  0, hb_vol_tag, value, value),
+};
+/* clang-format on */
+
+/* A typed (not string) leaf: a timestamp, an integer or a boolean, parsed into the struct at base
+ * as its row m says. HB_ERANGE with the member named when the text does not parse. */
+static __attribute__((noinline)) int vb_commit_typed(vb *b, int field, const vb_member *m,
+                                                     char *base, const char *s, size_t n,
+                                                     int direct)
+{
+    if (m->type == VT_TIME) {
+        hb_rfc3339_error e = {0, 0};
+        int rc = hb_rfc3339_parse(s, n, (hb_rfc3339_time *)(void *)(base + m->off2), &e);
+        if (rc != HB_OK)
+            return vb_bad_time(b, field, rc, &e, s, n);
+        return vb_store(b, (hb_vol_str *)(void *)(base + m->off), s, n, direct);
+    }
+    uint32_t *present = (uint32_t *)(void *)(base + m->off2);
+    if (m->type == VT_INT) {
+        int64_t x;
+        if (vb_parse_int(s, n, &x) != 0)
+            return vb_bad_value(b, field, "not an integer", s, n);
+        memcpy(base + m->off, &x, sizeof x);
+    } else {
+        uint8_t x;
+        if (vb_parse_bool(s, n, &x) != 0)
+            return vb_bad_value(b, field, "not a boolean (true or false)", s, n);
+        base[m->off] = (char)x;
+    }
+    *present |= m->bit;
+    return HB_OK;
+}
+
+static inline int vb_commit_leaf(vb *b, int field)
 {
     const char *s = b->has_direct ? b->direct : b->text;
     size_t n = b->has_direct ? b->dlen : b->tlen;
     int direct = b->has_direct;
     b->has_direct = 0;
-    hb_volumes *v = b->out;
-    hb_volume *vol = NULL;
-    if (field >= VF_VOLUME_ID && field <= VF_MULTI_ATTACH)
-        vol = vb_volume(b);
-    switch (field) {
-    case VF_REQUEST_ID:
-        return vb_store(b, &v->request_id, s, n, direct);
-    case VF_NEXT_TOKEN:
-        return vb_store(b, &v->next_token, s, n, direct);
-    case VF_VOLUME_ID:
-        return vb_store(b, &vol->volume_id, s, n, direct);
-    case VF_SNAPSHOT_ID:
-        return vb_store(b, &vol->snapshot_id, s, n, direct);
-    case VF_AVAILABILITY_ZONE:
-        return vb_store(b, &vol->availability_zone, s, n, direct);
-    case VF_STATUS:
-        return vb_store(b, &vol->status, s, n, direct);
-    case VF_CREATE_TIME: {
-        hb_rfc3339_error e = {0, 0};
-        int rc = hb_rfc3339_parse(s, n, &vol->create_instant, &e);
-        if (rc != HB_OK)
-            return vb_bad_time(b, field, rc, &e, s, n);
-        return vb_store(b, &vol->create_time, s, n, direct);
-    }
-    case VF_VOLUME_TYPE:
-        return vb_store(b, &vol->volume_type, s, n, direct);
-    case VF_SIZE:
-    case VF_IOPS:
-    case VF_THROUGHPUT: {
-        int64_t x;
-        if (vb_parse_int(s, n, &x) != 0)
-            return vb_bad_value(b, field, "not an integer", s, n);
-        if (field == VF_SIZE) {
-            vol->size = x;
-            vol->present |= HB_VOL_HAS_SIZE;
-        } else if (field == VF_IOPS) {
-            vol->iops = x;
-            vol->present |= HB_VOL_HAS_IOPS;
-        } else {
-            vol->throughput = x;
-            vol->present |= HB_VOL_HAS_THROUGHPUT;
-        }
+    const vb_member *m = &vb_members[field];
+    char *base = b->obj[m->owner];
+    if (m->type == VT_STR)
+        return vb_store(b, (hb_vol_str *)(void *)(base + m->off), s, n, direct);
+    if (m->type == VT_NONE)
         return HB_OK;
-    }
-    case VF_ENCRYPTED:
-    case VF_MULTI_ATTACH: {
-        uint8_t x;
-        if (vb_parse_bool(s, n, &x) != 0)
-            return vb_bad_value(b, field, "not a boolean (true or false)", s, n);
-        if (field == VF_ENCRYPTED) {
-            vol->encrypted = x;
-            vol->present |= HB_VOL_HAS_ENCRYPTED;
-        } else {
-            vol->multi_attach_enabled = x;
-            vol->present |= HB_VOL_HAS_MULTI_ATTACH;
-        }
-        return HB_OK;
-    }
-    case VF_A_VOLUME_ID:
-        return vb_store(b, &vb_attachment(b)->volume_id, s, n, direct);
-    case VF_A_INSTANCE_ID:
-        return vb_store(b, &vb_attachment(b)->instance_id, s, n, direct);
-    case VF_A_DEVICE:
-        return vb_store(b, &vb_attachment(b)->device, s, n, direct);
-    case VF_A_STATUS:
-        return vb_store(b, &vb_attachment(b)->status, s, n, direct);
-    case VF_A_ATTACH_TIME: {
-        hb_rfc3339_error e = {0, 0};
-        hb_vol_attachment *a = vb_attachment(b);
-        int rc = hb_rfc3339_parse(s, n, &a->attach_instant, &e);
-        if (rc != HB_OK)
-            return vb_bad_time(b, field, rc, &e, s, n);
-        return vb_store(b, &a->attach_time, s, n, direct);
-    }
-    case VF_A_DELETE_ON_TERMINATION: {
-        uint8_t x;
-        if (vb_parse_bool(s, n, &x) != 0)
-            return vb_bad_value(b, field, "not a boolean (true or false)", s, n);
-        hb_vol_attachment *a = vb_attachment(b);
-        a->delete_on_termination = x;
-        a->present |= HB_VOL_HAS_DELETE_ON_TERMINATION;
-        return HB_OK;
-    }
-    case VF_KEY:
-        return vb_store(b, &vb_tag(b)->key, s, n, direct);
-    case VF_VALUE:
-        return vb_store(b, &vb_tag(b)->value, s, n, direct);
-    default:
-        return HB_OK;
-    }
+    return vb_commit_typed(b, field, m, base, s, n, direct);
 }
 
+/* The generic shape's end tag: its name is looked up again (under the parent now innermost) and
+ * must give the member its start gave. */
+static __attribute__((noinline)) int vb_end_recheck(vb *b, vb_frame f, const char *name,
+                                                    size_t len)
+{
+    uint8_t field;
+    int kind = vb_lookup(b, b->stack[b->depth].kind, name, len, &field);
+    if (kind != f.kind || field != f.field)
+        return hb_vol_fail(b->err, HB_EPARSE, "end tag does not match its start");
+    return HB_OK;
+}
+
+/* Arena mode: the volume just closed gets its lists (out of memory reported as vb_end does). */
+static __attribute__((noinline)) int vb_end_volume(vb *b)
+{
+    if (vb_close_volume(b) != HB_OK)
+        return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
+    return HB_OK;
+}
+
+/* The element f (already popped) ends: a leaf's value is committed, a volume's lists moved. */
+static inline int vb_ended(vb *b, vb_frame f)
+{
+    if (f.kind == VB_LEAF)
+        return vb_commit_leaf(b, f.field);
+    if (f.kind == VB_VOLUME && b->arena)
+        return vb_end_volume(b);
+    return HB_OK;
+}
+
+/* vb_end in the generic shape: the end tag's name is checked again first. */
+static __attribute__((noinline)) int vb_end_generic(vb *b, vb_frame f, const char *name,
+                                                    size_t len)
+{
+    int rc = vb_end_recheck(b, f, name, len);
+    if (rc != HB_OK)
+        return rc;
+    return vb_ended(b, f);
+}
+
+/* The hot path (the switch lookup) calls nothing but in tail position. */
 int vb_end(vb *b, const char *name, size_t len)
 {
     vb_frame f = b->stack[b->depth];
     b->depth--;
-    if (!b->fast_lookup && f.kind != VB_ROOT && f.kind != VB_SKIP && b->depth > 0) {
-        /* the generic shape: the end tag's name is looked up again to find the member */
-        const char *colon = memchr(name, ':', len);
-        if (colon) {
-            const char *last = name + len;
-            while (last[-1] != ':')
-                last--;
-            len -= (size_t)(last - name);
-            name = last;
-        }
-        uint8_t field;
-        int kind = vb_lookup_table(b->stack[b->depth].kind, name, len, &field);
-        if (kind != f.kind || field != f.field)
-            return hb_vol_fail(b->err, HB_EPARSE, "end tag does not match its start");
-    }
-    switch (f.kind) {
-    case VB_LEAF:
-        return vb_commit_leaf(b, f.field);
-    case VB_VOLUME:
-        if (vb_close_volume(b) != HB_OK)
-            return hb_vol_fail(b->err, HB_ENOMEM, "out of memory");
-        return HB_OK;
-    default:
-        return HB_OK;
-    }
+    if (!b->fast_lookup && f.kind != VB_ROOT && f.kind != VB_SKIP && b->depth > 0)
+        return vb_end_generic(b, f, name, len);
+    return vb_ended(b, f);
 }
 
 int vb_finish(vb *b)

@@ -32,9 +32,34 @@ void *hb_vm_hook_malloc(size_t n);
 void *hb_vm_hook_realloc(void *p, size_t n);
 void hb_vm_hook_free(void *p);
 
-/* n bytes aligned to align (a power of two up to 16) from v's arena; chunks grow by doubling from
- * 16 KiB (or n) up to 1 MiB. NULL on out of memory. */
-void *hb_vm_arena(hb_volumes *v, size_t n, size_t align);
+/* One chunk of v's arena (v->arena_ is the newest; vol_alloc.c allocates and frees them). Shown
+ * here only so that hb_vm_arena's common case, a bump in the newest chunk, is inline. */
+typedef struct hb_vm_chunk {
+    struct hb_vm_chunk *next;
+    size_t cap;  /* bytes of data */
+    size_t used; /* bytes handed out */
+    _Alignas(16) unsigned char data[];
+} hb_vm_chunk;
+
+/* hb_vm_arena when the newest chunk lacks room: a new chunk, doubling from 16 KiB (or n) up to
+ * 1 MiB, whose first n bytes are returned. NULL on out of memory. */
+void *hb_vm_arena_grow(hb_volumes *v, size_t n);
+
+/* n bytes aligned to align (a power of two up to 16) from v's arena, owned by v until
+ * hb_volumes_free; chunks grow by doubling from 16 KiB (or n) up to 1 MiB. NULL on out of
+ * memory. */
+static inline void *hb_vm_arena(hb_volumes *v, size_t n, size_t align)
+{
+    hb_vm_chunk *c = (hb_vm_chunk *)v->arena_;
+    if (c) {
+        size_t at = (c->used + align - 1) & ~(align - 1);
+        if (at <= c->cap && c->cap - at >= n) {
+            c->used = at + n;
+            return c->data + at;
+        }
+    }
+    return hb_vm_arena_grow(v, n);
+}
 
 /* ---- the builder (vol_builder.c) ------------------------------------------------------------- */
 
@@ -105,6 +130,8 @@ typedef struct vb {
     size_t nstags, stags_cap;
     hb_vol_attachment **satts; /* arena mode: the current volume's attachments */
     size_t nsatts, satts_cap;
+    char *obj[4]; /* where leaves go: the result, the current volume, attachment and tag (the
+                     last opened of each; indexed by the owner in vol_builder.c's member table) */
 } vb;
 
 /* Starts building into *out (zeroed by the caller). Returns HB_OK or HB_ENOMEM. */
@@ -218,5 +245,12 @@ int hb_vol_expat_typed_arena(const uint8_t *doc, size_t len, size_t piece, hb_vo
 int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out,
                        hb_vol_error *err);
 int hb_vol_fast(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out, hb_vol_error *err);
+
+/* fast's window classifier (vol_fast.c), for tests: *mask gets bit i set when byte i of the 64
+ * at p needs attention in character data - '<', '&', ']', a control character other than tab and
+ * LF (CR included), a byte >= 0x80. isa 0: the SSE2 path (the portable table where SSE2 is not
+ * built); isa 1: the AVX2 path fast takes when the CPU has it. Returns HB_OK, or HB_EINVAL (*mask
+ * untouched) for isa 1 when it is not built or the CPU lacks AVX2, or another isa. */
+int hb_vol_fast_window_mask(const uint8_t *p, int isa, uint64_t *mask);
 
 #endif /* HB_VOLUMES_IMPL_H */
