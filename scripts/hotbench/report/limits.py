@@ -10,6 +10,7 @@ import numpy as np
 
 from ..runjson import parse_name
 
+NOISY = 0.10  # the report's CV flag (docs: "flagged over 10%")
 HOW = ("Instructions per byte and simulated branch misses: run `make limits` "
        "(scripts/limits.py, callgrind) and regenerate the report.")
 
@@ -56,6 +57,9 @@ def run_figures(run, group, lim):
                 ", CV up to %.1f%%" % (100 * max(cvs)) if cvs else "", s,
                 _speed(rs, lim.get("item")), c, _speed(rc, lim.get("item")), s,
                 rs["t"] / rc["t"]))
+    if cvs and max(cvs) > NOISY:
+        text += (" A CV over %d%% usually means the machine was busy: this ratio is noisy; rerun on an "
+                 "idle machine before drawing on it." % (100 * NOISY))
     warm = _number(run.context.get("hb_calib_warm_copy_gbps"))
     if not warm:
         text += (" The run carries no warm copy bandwidth (context hb_calib_warm_copy_gbps: "
