@@ -58,8 +58,8 @@ def run_figures(run, group, lim):
                 _speed(rs, lim.get("item")), c, _speed(rc, lim.get("item")), s,
                 rs["t"] / rc["t"]))
     if cvs and max(cvs) > NOISY:
-        text += (" A CV over %d%% usually means the machine was busy: this ratio is noisy; rerun on an "
-                 "idle machine before drawing on it." % (100 * NOISY))
+        text += (" A CV over %d%% usually means the machine was busy: this ratio is noisy; "
+                 "rerun on an idle machine before drawing on it." % (100 * NOISY))
     warm = _number(run.context.get("hb_calib_warm_copy_gbps"))
     if not warm:
         text += (" The run carries no warm copy bandwidth (context hb_calib_warm_copy_gbps: "
