@@ -168,6 +168,19 @@ bench-alloc: build
 	@/usr/bin/python3 scripts/bench_alloc.py --build $(BUILD) $(ALLOC_ARGS)
 	@/usr/bin/python3 scripts/report.py --out $(REPORT_DIR)
 
+# --- what limits the fast strategies now (issue 17, item 4) -----------------------------------
+#   make limits     for every group whose case.c gives limits (docs/manifest.md): hotbench under
+#                   valgrind's callgrind (--branch-sim=yes) on the probe row of the fast strategy
+#                   and of its ceiling, one iteration each: instructions, branches and simulated
+#                   branch misses per byte and per item, into results/limits.json
+#                   (hotbench-limits/1); `make report` puts them in each group's "What limits
+#                   it now" paragraph beside the run's medians. Seconds on a 2-vCPU VM.
+#                   LIMITS_ARGS passes options (scripts/limits.py --help).
+LIMITS_ARGS ?=
+.PHONY: limits
+limits: build
+	@/usr/bin/python3 scripts/limits.py --build $(BUILD) $(LIMITS_ARGS)
+
 # --- a new case (issue 12): cases/<name>/ from templates/case/ plus one line in cases/cases.def --
 .PHONY: new-case
 # NAME reaches the script through the environment: no shell quoting to break (NAME="a'b")

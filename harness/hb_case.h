@@ -19,6 +19,9 @@
  *             whole benchmark name of another group);
  *   allocator matrix  the rows `make bench-alloc` runs under each general-purpose allocator
  *             (glibc, jemalloc, mimalloc, tcmalloc): a group's alloc_select (docs/allocators.md);
+ *   limits    what bounds a group's fast strategy now, beside the ceiling that bounds it: the
+ *             report's "What limits it now" paragraph, with instruction counts and simulated
+ *             branch misses from `make limits` (scripts/limits.py) and the run's medians;
  *   custom-allocator twin  a strategy running the same algorithm as another on memory it
  *             manages itself (dead arrays reused, a region): the matrix asks whether a
  *             general-purpose allocator closes the gap between the two (Berger, Zorn and
@@ -102,6 +105,25 @@ typedef struct hb_view_desc {
                              * items one iteration processes, e.g. "rfc3339_variant_rows" */
 } hb_view_desc;
 
+/* What limits a group's fast strategy now (docs/manifest.md, "limits"; scripts/limits.py counts,
+ * the report writes the paragraph). Figures are never written here: they are measured. */
+typedef struct hb_limits_desc {
+    const char *strategy;  /* the fast strategy explained: a strategy (role strategy) of the
+                            * group */
+    const char *ceiling;   /* the row beside it: a ceiling (role ceiling) of the group */
+    const char *row;       /* the arguments of the row whose medians the report quotes, as in
+                            * the benchmark name after "<group>/<strategy>/", e.g.
+                            * "size:67108864/chunk:8192/ext:0" (the same for both rows) */
+    const char *probe;     /* the same for the small row counted under callgrind (one
+                            * iteration of each of the two rows; seconds under valgrind in the
+                            * quick profile), e.g. "size:1048576/chunk:8192/ext:0" */
+    const char *item;      /* what the rows' items_per_second counts, singular ("timestamp",
+                            * "element"), or NULL: figures per byte only */
+    const char *mechanism; /* what bounds the strategy and how it differs from the ceiling's
+                            * work, in the case author's words, no figures: one to three
+                            * sentences of Markdown */
+} hb_limits_desc;
+
 /* One group (benchmark family prefix). */
 typedef struct hb_group_desc {
     const char *name;       /* e.g. "bufgrow-gzip" */
@@ -126,6 +148,7 @@ typedef struct hb_group_desc {
     const char *alloc_select_long; /* the same for the rows added by bench_alloc.py --long: those
                                     * that take minutes per allocator there (1 GiB and more of
                                     * fresh memory per run); NULL = none */
+    const hb_limits_desc *limits; /* what limits its fast strategy now, or NULL: no paragraph */
 } hb_group_desc;
 
 /* A whole-process run: a generator and a decoder command on its output

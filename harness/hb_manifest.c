@@ -153,6 +153,23 @@ static void put_views(FILE *f, const hb_view_desc *v)
     fputc(']', f);
 }
 
+/* A group's limits as an object, or null. */
+static void put_limits(FILE *f, const hb_limits_desc *l)
+{
+    if (!l) {
+        fputs("null", f);
+        return;
+    }
+    fputc('{', f);
+    put_key(f, "strategy", 1), put_str(f, l->strategy);
+    put_key(f, "ceiling", 0), put_str(f, l->ceiling);
+    put_key(f, "row", 0), put_str(f, l->row);
+    put_key(f, "probe", 0), put_str(f, l->probe);
+    put_key(f, "item", 0), put_str(f, l->item);
+    put_key(f, "mechanism", 0), put_str(f, l->mechanism);
+    fputc('}', f);
+}
+
 static void put_groups(FILE *f, const hb_group_desc *g)
 {
     fputc('[', f);
@@ -171,6 +188,7 @@ static void put_groups(FILE *f, const hb_group_desc *g)
         fputc('}', f);
         put_key(f, "alloc_select", 0), put_str(f, g[i].alloc_select);
         put_key(f, "alloc_select_long", 0), put_str(f, g[i].alloc_select_long);
+        put_key(f, "limits", 0), put_limits(f, g[i].limits);
         fputc('}', f);
     }
     fputc(']', f);
@@ -292,10 +310,40 @@ static int twin_ok(const hb_group_desc *g, const hb_strategy_desc *s, const char
     return 0;
 }
 
+/* Whether group g's limits (if any) name a strategy and a ceiling of g and give every text but
+ * item; else 0 and a sentence naming it in why. */
+static int limits_ok(const hb_group_desc *g, const char *case_name, char *why, size_t cap)
+{
+    const hb_limits_desc *l = g->limits;
+    if (!l)
+        return 1;
+    if (!l->strategy || !l->ceiling || !l->row || !l->probe || !l->mechanism) {
+        snprintf(why, cap, "group '%s' of cases/%s/case.c: limits lacks strategy, ceiling, row, "
+                 "probe or mechanism (harness/hb_case.h)", g->name, case_name);
+        return 0;
+    }
+    int found = 0;
+    for (const hb_strategy_desc *s = g->strategies; s && s->name; s++) {
+        if (strcmp(s->name, l->strategy) == 0 && s->role == HB_ROLE_STRATEGY)
+            found |= 1;
+        if (strcmp(s->name, l->ceiling) == 0 && s->role == HB_ROLE_CEILING)
+            found |= 2;
+    }
+    if (found != 3) {
+        snprintf(why, cap, "group '%s' of cases/%s/case.c: limits names %s '%s', not a %s of the "
+                 "group", g->name, case_name, found & 1 ? "ceiling" : "strategy",
+                 found & 1 ? l->ceiling : l->strategy, found & 1 ? "ceiling" : "strategy");
+        return 0;
+    }
+    return 1;
+}
+
 int hb_manifest_unique(const hb_case *cases, size_t n, char *why, size_t cap)
 {
     for (size_t i = 0; i < n; i++) {
         for (const hb_group_desc *g = cases[i].desc->groups; g && g->name; g++) {
+            if (!limits_ok(g, cases[i].name, why, cap))
+                return 0;
             for (const hb_strategy_desc *s = g->strategies; s && s->name; s++) {
                 if (!twin_ok(g, s, cases[i].name, why, cap))
                     return 0;

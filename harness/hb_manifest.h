@@ -30,8 +30,9 @@ int hb_manifest_describes(const hb_case *cases, size_t n, const char *family, ch
 /* Whether the names the manifest's readers key on are unique: group names over all cases,
  * strategy names within a group, view keys over all cases (a reader keeps one of each, and two
  * views of one key write the same chart files); and that every custom_allocator_twin names
- * another strategy of its group. 1 if so, else 0 and a sentence naming the duplicate (or the
- * twin) and its case in why[0..cap). */
+ * another strategy of its group and every group's limits a strategy and a ceiling of it. 1 if
+ * so, else 0 and a sentence naming the duplicate (or the twin, or the limits) and its case in
+ * why[0..cap). */
 int hb_manifest_unique(const hb_case *cases, size_t n, char *why, size_t cap);
 
 #ifdef __cplusplus

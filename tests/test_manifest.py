@@ -139,6 +139,15 @@ def check_readers(m):
         x = json.loads(json.dumps(m))
         mutate(x)
         bad[what] = json.dumps(x)
+    # a group's limits (docs/manifest.md) naming a ceiling as its strategy, or lacking its text
+    for what, mutate in (("limits naming a ceiling as its strategy",
+                          lambda lim: lim.update(strategy=lim["ceiling"])),
+                         ("limits without mechanism", lambda lim: lim.pop("mechanism"))):
+        x = json.loads(json.dumps(m))
+        lims = [g["limits"] for c in x["cases"] for g in c["groups"] if g.get("limits")]
+        if lims:
+            mutate(lims[0])
+            bad[what] = json.dumps(x)
     bad["an object, not a string"] = m
     bad["a number"] = 5
     for what, text in bad.items():

@@ -1,6 +1,6 @@
 /* test_manifest_c.c - harness/hb_manifest.c: JSON escaping, the allocator matrix's fields, and
  * hb_manifest_describes naming what is missing and where (a registered family its case does not
- * describe stops a run). */
+ * describe stops a run), a group's limits written and checked. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,10 +23,11 @@ static const hb_view_desc views[] = {
      .charts = charts},
     {NULL},
 };
+static const hb_limits_desc limits = {"ref", "floor", "n:3", "n:1", NULL, "why \"it\" is slow"};
 static const hb_group_desc groups[] = {
     {"demo", "A \"quoted\" title\n", "about\\", "ref", "floor", strategies, NULL, "", NULL,
-     "ref/n:(1|2)/", "ref/n:3/"},
-    {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL, NULL, NULL},
+     "ref/n:(1|2)/", "ref/n:3/", NULL},
+    {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL, NULL, NULL, &limits},
     {NULL},
 };
 static const hb_case_desc desc = {"demo", "Demo \xc3\xa9t\xe9 \xed\xa0\x80 \xf0\x9f\x93\x88\xf0",
@@ -64,9 +65,13 @@ static void test_json(void **state)
     assert_non_null(strstr(j, "\"title\":\"Demo \xc3\xa9t\\ufffd \\ufffd\\ufffd\\ufffd "
                               "\xf0\x9f\x93\x88\\ufffd\","));
     assert_non_null(strstr(j, "\"views\":[],\"gate\":{\"select\":\"\",\"ir_select\":null},"
-                              "\"alloc_select\":\"ref/n:(1|2)/\",\"alloc_select_long\":\"ref/n:3/\"}"));
+                              "\"alloc_select\":\"ref/n:(1|2)/\",\"alloc_select_long\":\"ref/n:3/\","
+                              "\"limits\":null}"));
     assert_non_null(strstr(j, "\"gate\":{\"select\":null,\"ir_select\":null},"
-                              "\"alloc_select\":null,\"alloc_select_long\":null}"));
+                              "\"alloc_select\":null,\"alloc_select_long\":null,"
+                              "\"limits\":{\"strategy\":\"ref\",\"ceiling\":\"floor\","
+                              "\"row\":\"n:3\",\"probe\":\"n:1\",\"item\":null,"
+                              "\"mechanism\":\"why \\\"it\\\" is slow\"}}"));
     assert_non_null(strstr(j, "\"name\":\"ref\",\"role\":\"strategy\",\"complexity\":1,"
                               "\"model\":\"power\",\"custom_allocator_twin\":\"floor\"}"));
     assert_non_null(strstr(j, "\"model\":\"power\",\"custom_allocator_twin\":null}"));
@@ -95,7 +100,7 @@ static void test_unique(void **state)
         {NULL, 0, 0, 0, NULL},
     };
     static const hb_group_desc g_twice[] = {
-        {"g", "t", "a", NULL, NULL, twice, NULL, NULL, NULL, NULL, NULL}, {NULL}};
+        {"g", "t", "a", NULL, NULL, twice, NULL, NULL, NULL, NULL, NULL, NULL}, {NULL}};
     static const hb_case_desc d_twice = {"dup", "D", "i", g_twice, NULL, NULL, NULL};
     const hb_case c1[] = {{"dup", reg, &d_twice}};
     assert_int_equal(hb_manifest_unique(c1, 1, why, sizeof why), 0);
@@ -107,7 +112,7 @@ static void test_unique(void **state)
     assert_non_null(strstr(why, "group 'demo' is described twice"));
     /* view key "demo" in another group of another case */
     static const hb_group_desc g_view[] = {{"other", "t", "a", NULL, NULL, strategies, views,
-                                            NULL, NULL, NULL, NULL},
+                                            NULL, NULL, NULL, NULL, NULL},
                                            {NULL}};
     static const hb_case_desc d_view = {"view", "V", "i", g_view, NULL, NULL, NULL};
     const hb_case c3[] = {{"demo", reg, &desc}, {"view", reg, &d_view}};
@@ -131,9 +136,9 @@ static void test_twin(void **state)
         {NULL, 0, 0, 0, NULL},
     };
     static const hb_group_desc g_self[] = {
-        {"g", "t", "a", NULL, NULL, self, NULL, NULL, NULL, NULL, NULL}, {NULL}};
+        {"g", "t", "a", NULL, NULL, self, NULL, NULL, NULL, NULL, NULL, NULL}, {NULL}};
     static const hb_group_desc g_unknown[] = {
-        {"h", "t", "a", NULL, NULL, unknown, NULL, NULL, NULL, NULL, NULL}, {NULL}};
+        {"h", "t", "a", NULL, NULL, unknown, NULL, NULL, NULL, NULL, NULL, NULL}, {NULL}};
     static const hb_case_desc d_self = {"s", "S", "i", g_self, NULL, NULL, NULL};
     static const hb_case_desc d_unknown = {"u", "U", "i", g_unknown, NULL, NULL, NULL};
     const hb_case c1[] = {{"s", reg, &d_self}};
@@ -144,6 +149,34 @@ static void test_twin(void **state)
     assert_non_null(strstr(why, "names 'c' as its custom_allocator_twin"));
 }
 
+/* A group's limits must name a strategy and a ceiling of the group, each in its role, and give
+ * every text but item: else the run stops, naming the group and the name. */
+static void test_limits(void **state)
+{
+    (void)state;
+    char why[256] = "";
+    static const hb_limits_desc swapped = {"floor", "ref", "n:3", "n:1", NULL, "m"};
+    static const hb_limits_desc unknown = {"ref", "memcpy", "n:3", "n:1", NULL, "m"};
+    static const hb_limits_desc no_text = {"ref", "floor", "n:3", "n:1", NULL, NULL};
+    static const hb_group_desc g_swapped[] = {
+        {"g", "t", "a", NULL, NULL, strategies, NULL, NULL, NULL, NULL, NULL, &swapped}, {NULL}};
+    static const hb_group_desc g_unknown[] = {
+        {"g", "t", "a", NULL, NULL, strategies, NULL, NULL, NULL, NULL, NULL, &unknown}, {NULL}};
+    static const hb_group_desc g_no_text[] = {
+        {"g", "t", "a", NULL, NULL, strategies, NULL, NULL, NULL, NULL, NULL, &no_text}, {NULL}};
+    static const hb_case_desc d1 = {"l", "L", "i", g_swapped, NULL, NULL, NULL};
+    static const hb_case_desc d2 = {"l", "L", "i", g_unknown, NULL, NULL, NULL};
+    static const hb_case_desc d3 = {"l", "L", "i", g_no_text, NULL, NULL, NULL};
+    const hb_case c1[] = {{"l", reg, &d1}}, c2[] = {{"l", reg, &d2}}, c3[] = {{"l", reg, &d3}};
+    assert_int_equal(hb_manifest_unique(cases, 1, why, sizeof why), 1);
+    assert_int_equal(hb_manifest_unique(c1, 1, why, sizeof why), 0);
+    assert_non_null(strstr(why, "limits names strategy 'floor', not a strategy of the group"));
+    assert_int_equal(hb_manifest_unique(c2, 1, why, sizeof why), 0);
+    assert_non_null(strstr(why, "limits names ceiling 'memcpy', not a ceiling of the group"));
+    assert_int_equal(hb_manifest_unique(c3, 1, why, sizeof why), 0);
+    assert_non_null(strstr(why, "group 'g' of cases/l/case.c: limits lacks"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_unique),
         cmocka_unit_test(test_twin),
+        cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

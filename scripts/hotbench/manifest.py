@@ -64,6 +64,7 @@ def validate(doc, origin):
                                         "number (docs/manifest.md)" % (origin, v["key"],
                                                                        v["fit_from"]))
             _check_alloc(g, origin)
+            _check_limits(g, origin)
 
 
 # Optional keys (absent in manifests older than the allocator matrix): str or null.
@@ -92,6 +93,29 @@ def _check_alloc(g, origin):
             raise ManifestError("%s: group %r: strategy %r names %r as its "
                                 "custom_allocator_twin: not another strategy of the group" % (
                                     origin, g["name"], s["name"], twin))
+
+
+LIMITS_TEXT = ("strategy", "ceiling", "row", "probe", "mechanism")
+
+
+def _check_limits(g, origin):
+    """ManifestError unless the group's limits are null, absent or usable: an object whose
+    strategy and ceiling are a strategy and a ceiling of the group, its texts strings."""
+    lim = g.get("limits")
+    if lim is None:
+        return
+    bad = [k for k in LIMITS_TEXT if not isinstance(lim.get(k) if isinstance(lim, dict)
+                                                    else None, str)]
+    if not bad and not isinstance(lim.get("item"), (str, type(None))):
+        bad = ["item"]
+    if bad:
+        raise ManifestError("%s: group %r: limits: missing or mistyped %s (docs/manifest.md)"
+                            % (origin, g["name"], ", ".join(bad)))
+    roles = {s["name"]: s["role"] for s in g["strategies"]}
+    for key, role in (("strategy", "strategy"), ("ceiling", "ceiling")):
+        if roles.get(lim[key]) != role:
+            raise ManifestError("%s: group %r: limits names %s %r, not a %s of the group"
+                                % (origin, g["name"], key, lim[key], role))
 
 
 def _is_number(text):
@@ -206,6 +230,11 @@ class Manifest:
         group, _, rest = name.partition("/")
         return any(g == group and re.match(sel, rest + "/")
                    for g, sel in self.alloc_selection(long))
+
+    def limits(self):
+        """[(group, limits)] of every group with a limits entry (docs/manifest.md), in the
+        manifest's order."""
+        return [(g, g["limits"]) for g in self._groups.values() if g.get("limits")]
 
     def views(self):
         """(group, view) for every view, in the manifest's order."""

@@ -3,7 +3,8 @@
 Reads google-benchmark JSON written by `make bench` (default results/latest.json), and when present
 the whole-process runs of `make bench-e2e` (results/e2e-latest.json), the peers of `make
 bench-peers` (results/peers-latest.json), the allocator matrix of `make bench-alloc`
-(results/latest-alloc.json: the Allocators section) and the status of `make bench`'s parts
+(results/latest-alloc.json: the Allocators section), the instruction counts of `make limits`
+(results/limits.json: the What limits it now paragraphs) and the status of `make bench`'s parts
 (results/bench-status.json: each part's status, duration, error and command). Writes DIR/REPORT.md
 (default results/) and its charts as PNG and SVG under DIR/charts/. What to report comes from the
 manifest the run carries (context.hb_manifest, docs/manifest.md): per case, per group, per view
@@ -25,6 +26,7 @@ import importlib
 import os
 import sys
 
+from .. import limits as hblimits
 from .. import style
 from ..manifest import ManifestError
 from ..runjson import Run
@@ -48,6 +50,9 @@ def parse_args(argv=None):
     ap.add_argument("--alloc", default="results/latest-alloc.json",
                     help="the allocator matrix of make bench-alloc (%(default)s; optional; an "
                     "empty string: none)")
+    ap.add_argument("--limits", default="results/limits.json",
+                    help="instruction counts of make limits (%(default)s; optional; an empty "
+                    "string: none): the What limits it now paragraphs' counts")
     ap.add_argument("--status", default=None,
                     help="make bench's status of its parts (default: results/bench-status.json "
                     "when it exists and --run is not given or is its in-process output; "
@@ -132,7 +137,7 @@ def main(argv=None):
     elif status_note:
         md += [status_note, ""]
     if run is not None:
-        md += in_process_sections(run, status, stem, environment)
+        md += in_process_sections(run, status, stem, environment, load_limits(a.limits))
     else:
         md += ["## In-process suite", "",
                "**Missing: the in-process run**: there is no run JSON at `%s` (see the parts "
@@ -145,6 +150,19 @@ def main(argv=None):
         fh.write("\n".join(md) + "\n")
     os.replace(tmp, path)
     print("report: %s (charts in %s)" % (path, charts))
+
+
+def load_limits(path):
+    """The hotbench-limits/1 document at path, or None (absent, not given, or unreadable: said
+    on stderr; the paragraphs then say how to measure it)."""
+    if not path or not os.path.exists(path):
+        return None
+    try:
+        return hblimits.load(path)
+    except (OSError, ValueError) as e:
+        print("report.py: the instruction counts %s could not be used: %s (rerun make limits)"
+              % (path, e), file=sys.stderr)
+        return None
 
 
 def other_sections(a, run, charts):

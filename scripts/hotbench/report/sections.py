@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import fit as hbfit
 from ..units import fmt_bytes, fmt_time
-from . import catalogue, counters
+from . import catalogue, counters, limits as limits_text
 from .missing import missing_note
 from .views import (FIT_MIN_SMALL, LLC_REGIME, fit_view, last_level_cache, prod_time,
                     views)
@@ -17,8 +17,9 @@ from .views import (FIT_MIN_SMALL, LLC_REGIME, fit_view, last_level_cache, prod_
 FITTED = {"table", "k-table", "scaling", "extrapolation", "bars", "per-element"}
 
 
-def in_process_sections(run, status, stem, environment):
-    """The failed benchmarks, the summary, the environment and every case, from the run."""
+def in_process_sections(run, status, stem, environment, limits=None):
+    """The failed benchmarks, the summary, the environment and every case, from the run;
+    limits: the hotbench-limits/1 document of `make limits` (hotbench.limits) or None."""
     limit = 2 * last_level_cache(run)[0]
     vs = views(run.manifest)
     fits = {v.key: fit_view(run, v, limit) for v in vs if FITTED & set(v.charts)}
@@ -38,7 +39,7 @@ def in_process_sections(run, status, stem, environment):
     md += ["## Environment", ""] + environment(run, status) + [""]
     ctx = catalogue.Context(run, fits, limit, stem)
     for i, case in enumerate(run.manifest.cases, 1):
-        md += case_section(ctx, i, case, [v for v in vs if v.case == case["name"]])
+        md += case_section(ctx, i, case, [v for v in vs if v.case == case["name"]], limits)
     return md
 
 
@@ -86,9 +87,10 @@ def _pred_tag(r):
         " (predicted; 95% interval unbounded)"
 
 
-def case_section(ctx, number, case, vs):
+def case_section(ctx, number, case, vs, limits=None):
     """A case: its title and incident, the fit range of its views fitted past the caches, then
-    each group with views."""
+    each group with views or limits (then its "What limits it now" paragraph, with the counts
+    of the limits document when given)."""
     md = ["## Case %d: %s (%s)" % (number, case["title"], case["name"]), "", case["incident"]]
     llc = [v for v in vs if v.fit_from == LLC_REGIME]
     if llc:
@@ -102,11 +104,12 @@ def case_section(ctx, number, case, vs):
     md += [sentence, ""] if sentence else []
     for group in case["groups"]:
         gv = [v for v in vs if v.family == group["name"]]
-        if not gv:
+        if not gv and not group.get("limits"):
             continue
         md += ["### %s" % group["title"], "", group["about"], ""]
         for v in gv:
             md += view_section(ctx, v, "####" if len(gv) > 1 else None)
+        md += limits_text.paragraph(ctx.run, group, limits)
     return md
 
 
