@@ -62,8 +62,9 @@ report: deps
 	@/usr/bin/python3 scripts/report.py --out $(REPORT_DIR)
 
 # The committed reference: the latest run's JSON files copied into results/reference/ (so the
-# report there can be regenerated from what is committed: run, e2e, peers and the allocator
-# matrix as alloc.json) and its report written beside them; the last bench-status.json too
+# report there can be regenerated from what is committed: run, e2e, peers, the allocator
+# matrix as alloc.json and the instruction counts as limits.json) and its report written beside
+# them; the last bench-status.json too
 # (bench-status-quick.json from a quick run), whose durations the report's environment states.
 reference: deps
 	@test -e results/latest.json || { echo "make reference: no run yet: make bench first" >&2; exit 1; }
@@ -72,6 +73,7 @@ reference: deps
 	@if [ -e results/e2e-latest.json ]; then cp -L results/e2e-latest.json results/reference/e2e.json; fi
 	@if [ -e results/peers-latest.json ]; then cp -L results/peers-latest.json results/reference/peers.json; fi
 	@if [ -e results/latest-alloc.json ]; then cp -L results/latest-alloc.json results/reference/alloc.json; fi
+	@if [ -e results/limits.json ]; then cp -L results/limits.json results/reference/limits.json; fi
 	@# the durations record the next runs' estimates scale (scripts/bench.py --help)
 	@if [ -e results/bench-status.json ]; then \
 	    p=$$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["profile"])' \
@@ -83,6 +85,7 @@ reference: deps
 	/usr/bin/python3 scripts/report.py --run results/reference/run.json \
 	    --e2e results/reference/e2e.json --peers results/reference/peers.json \
 	    --alloc "$$([ -e $$al ] && echo $$al)" $$([ -e $$st ] && echo --status=$$st) \
+	    --limits "$$([ -e results/reference/limits.json ] && echo results/reference/limits.json)" \
 	    --out results/reference
 
 clean:

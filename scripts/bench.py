@@ -13,6 +13,10 @@ prints the expected duration of each part, then runs the parts in order, streami
   allocators  scripts/bench_alloc.py --build BUILD --out results/runs/<UTC time>-<git sha>-
               alloc.json (the allocator matrix, `make bench-alloc`; full profile only); when
               this checkout has no scripts/bench_alloc.py the part is skipped with that reason
+  limits      scripts/limits.py --build BUILD --out results/runs/<UTC time>-<git sha>-limits.json
+              (`make limits`: the fast strategies and their ceilings under callgrind, full
+              profile only), copied to results/limits.json when it succeeded; skipped with the
+              reason when this checkout has no scripts/limits.py
   e2e         scripts/e2e.sh BUILD (hyperfine, whole processes)
   peers       scripts/peers.py --build BUILD, when `scripts/peers.py --check` finds the runtimes;
               else skipped, with the reason and the install command (scripts/deps.sh --peers)
@@ -28,7 +32,7 @@ times the reference's first-touch GB/s / this machine's: the suite's cost is dom
 touching fresh memory, so a machine that first-touches at half the speed takes twice as long.
 Without a calibration (here or in the record) the record's seconds are used unscaled, and
 without a reference record of the same profile the durations are "unknown". A part the record
-does not have is expected at its budget (allocators: 300 s), and at 0 when it will be skipped.
+does not have is expected at its budget (allocators: 300 s, limits: 120 s), and at 0 when it will be skipped.
 
 Progress: while a part runs, a line at least every --progress-every seconds (default 30) with
 the time elapsed and remaining. A failed part does not stop the later ones; the report is
@@ -58,6 +62,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -69,7 +74,7 @@ from hotbench.exports import write_run_exports
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-PARTS = ("in-process", "allocators", "e2e", "peers", "report")
+PARTS = ("in-process", "allocators", "limits", "e2e", "peers", "report")
 PROFILE_PARTS = {"full": PARTS, "quick": ("in-process", "report")}
 RESULTS = "results"
 STATUS = os.path.join(RESULTS, "bench-status.json")
@@ -77,8 +82,10 @@ CALIBRATION_SCHEMA = "hotbench-calibration/1"
 STATUS_SCHEMA = "hotbench-bench-status/1"
 INSTALL_PEERS = "scripts/deps.sh --peers"
 ALLOC_SCRIPT = os.path.join("scripts", "bench_alloc.py")
+LIMITS_SCRIPT = os.path.join("scripts", "limits.py")
+LIMITS_LATEST = os.path.join(RESULTS, "limits.json")  # what report.py reads by default
 # seconds a part is expected to take while the reference record has no figure for it
-PART_BUDGET = {"allocators": 300.0}
+PART_BUDGET = {"allocators": 300.0, "limits": 120.0}
 
 
 def log(msg):
@@ -407,8 +414,9 @@ class Bench:
         self.expected, model = expected_durations(self.a.parts, self.a.reference,
                                                   self.a.profile, cal)
         log(model)
-        if "allocators" in self.expected and not os.path.exists(os.path.join(TOP, ALLOC_SCRIPT)):
-            self.expected["allocators"] = 0.0  # skipped: no script to run
+        for part, script in (("allocators", ALLOC_SCRIPT), ("limits", LIMITS_SCRIPT)):
+            if part in self.expected and not os.path.exists(os.path.join(TOP, script)):
+                self.expected[part] = 0.0  # skipped: no script to run
         budgeted = [p for p in self.a.parts if p in PART_BUDGET and
                     self.expected[p] == PART_BUDGET[p]]
         if budgeted:
@@ -519,6 +527,26 @@ class Bench:
         self.record("allocators", cmd, rc, tail, secs,
                     out if os.path.exists(os.path.join(TOP, out)) else None)
 
+    def limits(self):
+        """The fast strategies' instruction counts under callgrind (scripts/limits.py, `make
+        limits`) into results/runs/<UTC>-<sha>-limits.json, copied to results/limits.json when
+        it succeeded; skipped with the reason when the script is absent."""
+        sha = git("rev-parse", "--short=12", "HEAD", default="nogit")
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        out = os.path.join(RESULTS, "runs", "%s-%s-limits.json" % (stamp, sha))
+        cmd = [PYTHON, LIMITS_SCRIPT, "--build", self.a.build, "--out", out]
+        if not os.path.exists(os.path.join(TOP, LIMITS_SCRIPT)):
+            error = "%s is not in this checkout: no instruction counts" % LIMITS_SCRIPT
+            log("limits: skipped: " + error)
+            self.record("limits", cmd, None, [], None, None, status="skipped", error=error)
+            return
+        os.makedirs(os.path.join(TOP, RESULTS, "runs"), exist_ok=True)
+        rc, tail, secs = self.run("limits", cmd)
+        made = os.path.exists(os.path.join(TOP, out))
+        if rc == 0 and made:
+            shutil.copyfile(os.path.join(TOP, out), os.path.join(TOP, LIMITS_LATEST))
+        self.record("limits", cmd, rc, tail, secs, out if made else None)
+
     def e2e(self):
         cmd = [os.path.join("scripts", "e2e.sh")] + shlex.split(self.a.e2e_args) + [self.a.build]
         before = run_files()
@@ -551,6 +579,8 @@ class Bench:
         flags = {"in-process": "--run", "e2e": "--e2e", "peers": "--peers"}
         cmd = [PYTHON, os.path.join("scripts", "report.py"), "--out", RESULTS]
         done = {p["name"]: p for p in self.doc["parts"]}
+        if "limits" in done and report_takes(cmd[1], "--limits"):
+            flags["limits"] = "--limits"
         if "allocators" in done and report_takes(cmd[1], "--alloc"):
             flags["allocators"] = "--alloc"
         elif "allocators" in done:
@@ -599,7 +629,8 @@ def main(argv):
     b = Bench(a)
     b.write_status()
     log("profile %s, parts %s; status in %s" % (a.profile, ",".join(a.parts), STATUS))
-    steps = {"in-process": b.in_process, "allocators": b.allocators, "e2e": b.e2e,
+    steps = {"in-process": b.in_process, "allocators": b.allocators, "limits": b.limits,
+             "e2e": b.e2e,
              "peers": b.peers, "report": b.report}
     try:
         b.plan()

@@ -143,13 +143,15 @@ def test_failed_part_keeps_the_others(top):
     assert doc["schema"] == "hotbench-bench-status/1" and doc["profile"] == "full"
     assert doc["finished"] and doc["started"] and doc["host"] and doc["git_revision"]
     assert doc["calibration"]["first_touch_gbps"] == 1.0, doc["calibration"]
-    assert [p["name"] for p in doc["parts"]] == ["in-process", "allocators", "e2e", "peers",
-                                                 "report"], doc
+    names = ("in-process", "allocators", "limits", "e2e", "peers", "report")
+    assert tuple(p["name"] for p in doc["parts"]) == names, doc
     p = parts(doc)
-    assert [p[n]["status"] for n in ("in-process", "allocators", "e2e", "peers", "report")] == \
-        ["ok", "skipped", "failed", "ok", "ok"], doc
+    assert [p[n]["status"] for n in names] == \
+        ["ok", "skipped", "skipped", "failed", "ok", "ok"], doc
     assert "scripts/bench_alloc.py is not in this checkout" in p["allocators"]["error"], p
-    assert p["allocators"]["expected_seconds"] == 0.0, p  # skipped: nothing to expect
+    assert "scripts/limits.py is not in this checkout" in p["limits"]["error"], p
+    for skipped in ("allocators", "limits"):
+        assert p[skipped]["expected_seconds"] == 0.0, p  # skipped: nothing to expect
     assert p["e2e"]["exit_code"] == 3 and "boom" in p["e2e"]["error"], p["e2e"]
     run = p["in-process"]["output"]
     assert run and os.path.exists(os.path.join(top, run)), p["in-process"]
@@ -164,7 +166,7 @@ def test_failed_part_keeps_the_others(top):
     assert argv[argv.index("--e2e") + 1] == p["e2e"]["output"], argv
     assert "--alloc" not in argv, argv  # skipped: and this report.py would not take it
     for part in doc["parts"]:
-        if part["name"] != "allocators":
+        if part["name"] not in ("allocators", "limits"):
             assert isinstance(part["seconds"], float) and part["expected_seconds"] is None, part
     assert isinstance(doc["seconds"], float) and doc["seconds"] >= sum(
         q["seconds"] or 0 for q in doc["parts"]), doc
@@ -372,7 +374,8 @@ def test_allocators_part(top):
     assert rc == 0, (rc, err)
     doc = status(top)
     p = parts(doc)
-    assert [q["name"] for q in doc["parts"]][:3] == ["in-process", "allocators", "e2e"], doc
+    assert [q["name"] for q in doc["parts"]][:4] == ["in-process", "allocators", "limits",
+                                                      "e2e"], doc
     alloc = p["allocators"]["output"]
     assert p["allocators"]["status"] == "ok" and alloc.endswith("-alloc.json") and \
         os.path.exists(os.path.join(top, alloc)), p["allocators"]
@@ -388,6 +391,39 @@ def test_allocators_part(top):
     p = parts(status(top))
     assert rc == 0 and p["allocators"]["expected_seconds"] == 300.0 and \
         p["in-process"]["expected_seconds"] == 2.0 and "at its budget" in err, (p, err)
+
+
+FAKE_REPORT_LIMITS = FAKE_REPORT.replace(
+    "import json, os, sys\n",
+    "import json, os, sys\nif '--help' in sys.argv:\n    print('usage:\\n  --limits FILE')\n"
+    "    sys.exit(0)\n")
+
+
+def test_limits_part(top):
+    """With scripts/limits.py the part runs after the allocators, its file is copied to
+    results/limits.json and goes to report.py as --limits when report.py lists it; a failed
+    limits.py leaves results/limits.json as it was."""
+    for rel, text in (("scripts/limits.py", FAKE_ALLOC),
+                      ("scripts/report.py", FAKE_REPORT_LIMITS)):
+        with open(os.path.join(top, rel), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(top, rel), 0o755)
+    rc, out, err = bench(top, ["--parts", "in-process,limits,report"])
+    assert rc == 0, (rc, err)
+    p = parts(status(top))
+    out = p["limits"]["output"]
+    assert p["limits"]["status"] == "ok" and out.endswith("-limits.json"), p["limits"]
+    latest = os.path.join(top, "results", "limits.json")
+    assert open(latest).read() == open(os.path.join(top, out)).read() == "{}", latest
+    argv = json.load(open(os.path.join(top, "results", "REPORT.md")))
+    assert argv[argv.index("--limits") + 1] == out, argv
+    with open(os.path.join(top, "scripts/limits.py"), "w") as f:
+        f.write("import sys\nsys.exit(3)\n")
+    with open(latest, "w") as f:
+        f.write("kept")
+    rc, out, err = bench(top, ["--parts", "limits"])
+    p = parts(status(top))
+    assert rc == 1 and p["limits"]["status"] == "failed" and open(latest).read() == "kept", p
 
 
 def test_old_bench_sh_interface(top):
