@@ -21,7 +21,7 @@ const hb_vol_strategy hb_vol_strategies[] = {
     {"expat-typed",       "expat callbacks into structs, one allocation per string (the SDK's shape)",  hb_vol_expat_typed,       HB_VOL_OUT_VOLUMES,  1},
     {"expat-typed-arena", "the same into an arena, names classified once: no allocation per element",   hb_vol_expat_typed_arena, HB_VOL_OUT_VOLUMES,  1},
     {"libxml2-dom",       "libxml2 parses a DOM, then a walk maps it to structs (a common peer)",       hb_vol_libxml2_dom,       HB_VOL_OUT_VOLUMES,  0},
-    {"fast",              "hand-written decoder of this shape: SSE2/memchr scans, zero-copy values",       hb_vol_fast,              HB_VOL_OUT_VOLUMES,  0},
+    {"fast",              "hand-written decoder of this shape: SSE2/AVX2 scans, zero-copy values",       hb_vol_fast,              HB_VOL_OUT_VOLUMES,  0},
 };
 /* clang-format on */
 const size_t hb_vol_strategy_count = sizeof hb_vol_strategies / sizeof hb_vol_strategies[0];
