@@ -142,40 +142,31 @@ static const hb_simd_tail hb_simd_tails[2][16] = {HB_T_ROW(0), HB_T_ROW(1)};
 /* ---- the date by table lookup ---------------------------------------------------------------- */
 
 /* hb_simd_year_days[y] for y = 0 .. 9999 (proleptic Gregorian, year 0 = 1 BC, a leap year):
- * 2 * (days from 0000-01-01 to y-01-01) + 1 if y is a leap year. Days from 1970-01-01 are the
- * half minus HB_SIMD_DAYS_1970. Defined in rfc3339_sse41.c, built by the preprocessor from
- * HB_SIMD_YEAR_ENTRY; the tests check every year against hb_days_from_civil. */
+ * 32 * (days from 0000-01-01 to y-01-01) + 16 if y is a leap year, so that the entry masked
+ * with 16 is the leap half of hb_simd_month's index. Days from 1970-01-01 are the entry / 32
+ * minus HB_SIMD_DAYS_1970. Defined in rfc3339_sse41.c, built by the preprocessor from
+ * HB_SIMD_YEAR_ENTRY; the tests check every year against the reference. */
 #define HB_SIMD_DAYS_1970 719528 /* 1970-01-01 counted from 0000-01-01 */
 #define HB_SIMD_LEAP(y) ((y) % 4 == 0 && ((y) % 100 != 0 || (y) % 400 == 0))
 #define HB_SIMD_DAYS_BEFORE(y)                                                                     \
     ((y) == 0 ? 0 : 366 + 365 * ((y)-1) + ((y)-1) / 4 - ((y)-1) / 100 + ((y)-1) / 400)
-#define HB_SIMD_YEAR_ENTRY(y) (2u * (uint32_t)HB_SIMD_DAYS_BEFORE(y) + (uint32_t)HB_SIMD_LEAP(y))
+#define HB_SIMD_YEAR_ENTRY(y)                                                                      \
+    (32u * (uint32_t)HB_SIMD_DAYS_BEFORE(y) + 16u * (uint32_t)HB_SIMD_LEAP(y))
 extern const uint32_t hb_simd_year_days[10000];
 
 /* Indexed by 16 * leap + month (month 1-12; other months are rejected before these count):
- * days of the year before the month, and the days in the month. */
-static const uint16_t hb_simd_month_before[32] = {
-    0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 0, 0, 0,
-    0, 0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335, 0, 0, 0};
-static const uint8_t hb_simd_month_days[32] = {0,  31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
-                                               30, 31, 0,  0,  0,  0,  31, 29, 31, 30, 31,
-                                               30, 31, 31, 30, 31, 30, 31, 0,  0,  0};
-
-/* The instant from fields known to be in range (bad == 0 unless a check failed): the day is
- * looked up, checked against its month and stored as hb_ts_store does. Returns HB_OK, HB_EPARSE
- * (bad, or a day the month does not have) or HB_ERANGE (outside 0001-9999 after the offset). */
-static inline int hb_simd_store(int bad, uint32_t year, uint32_t month, uint32_t day, int32_t sod,
-                                int32_t offset, uint32_t nanos, hb_rfc3339_time *out)
-{
-    uint32_t e = hb_simd_year_days[year < 9999 ? year : 9999]; /* year may be junk when bad */
-    uint32_t m = 16 * (e & 1) + (month & 15);
-    bad |= day > hb_simd_month_days[m];
-    if (bad)
-        return HB_EPARSE;
-    int32_t days =
-        (int32_t)(e >> 1) - HB_SIMD_DAYS_1970 + hb_simd_month_before[m] + (int32_t)day - 1;
-    return hb_ts_store_secs((int64_t)days * 86400 + (sod - offset), nanos, out);
-}
+ * the days of the year before the month in the low 16 bits, the days in the month above. */
+#define HB_SIMD_M(before, days) ((before) | (days) << 16)
+static const uint32_t hb_simd_month[32] = {
+    0,                    HB_SIMD_M(0, 31),     HB_SIMD_M(31, 28),    HB_SIMD_M(59, 31),
+    HB_SIMD_M(90, 30),    HB_SIMD_M(120, 31),   HB_SIMD_M(151, 30),   HB_SIMD_M(181, 31),
+    HB_SIMD_M(212, 31),   HB_SIMD_M(243, 30),   HB_SIMD_M(273, 31),   HB_SIMD_M(304, 30),
+    HB_SIMD_M(334, 31),   0,                    0,                    0,
+    0,                    HB_SIMD_M(0, 31),     HB_SIMD_M(31, 29),    HB_SIMD_M(60, 31),
+    HB_SIMD_M(91, 30),    HB_SIMD_M(121, 31),   HB_SIMD_M(152, 30),   HB_SIMD_M(182, 31),
+    HB_SIMD_M(213, 31),   HB_SIMD_M(244, 30),   HB_SIMD_M(274, 31),   HB_SIMD_M(305, 30),
+    HB_SIMD_M(335, 31),   0,                    0,                    0};
+#undef HB_SIMD_M
 
 /* ---- the kernel ----------------------------------------------------------------------------- */
 
@@ -189,11 +180,20 @@ static inline __m128i hb_simd_in_range(__m128i x, __m128i rng)
     return _mm_cmpeq_epi8(_mm_min_epu8(x, rng), x);
 }
 
-__attribute__((always_inline)) static inline int hb_simd_parse(const char *s, size_t len,
-                                                               hb_rfc3339_time *out)
+/* What the kernel found: the instant, and why not. */
+typedef struct hb_simd_result {
+    int64_t secs;   /* seconds since 1970-01-01T00:00:00Z (meaningless when rejected) */
+    uint32_t nanos; /* 0 .. 999999999 */
+    uint32_t bad;   /* nonzero: the bytes break the grammar or a field is out of range */
+    uint32_t range; /* nonzero: the instant is outside HB_RFC3339_MIN/MAX_SECONDS */
+} hb_simd_result;
+
+/* Parses the len bytes at s, 20 <= len <= 35 (the caller checks: the loads rely on it), without
+ * a branch: every check is computed and or-ed into r.bad / r.range, so a batch of mixed shapes
+ * costs the same per row as one of a single shape. Reads only [s, s + len). */
+__attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const char *s,
+                                                                           size_t len)
 {
-    if (len - HB_RFC3339_MIN_LEN > HB_RFC3339_MAX_LEN - HB_RFC3339_MIN_LEN) /* also len < 20 */
-        return HB_EPARSE;
     const unsigned char *u = (const unsigned char *)s;
 
     /* the head: validate 19 bytes, gather the 14 digits, pairs to numbers */
@@ -219,19 +219,19 @@ __attribute__((always_inline)) static inline int hb_simd_parse(const char *s, si
                                         _mm_cmpgt_epi16(HB_LD(hb_simd_min), fields));
 
     /* the tail: its shape from len and the last byte, then one template */
-    int zulu = (u[len - 1] | 0x20) == 'z';
+    uint32_t zulu = (u[len - 1] | 0x20) == 'z';
     const hb_simd_tail *t = &hb_simd_tails[zulu][len - HB_RFC3339_MIN_LEN];
     __m128i xt = _mm_sub_epi8(_mm_or_si128(HB_LDU(s + len - 16), HB_LD(t->orm)), HB_LD(t->lo));
     ok = _mm_and_si128(ok, hb_simd_in_range(xt, HB_LD(t->rng)));
 
-    /* lanes 0-1 the offset's hh, mm; lanes 7-15 the nine digits of the nanoseconds */
+    /* lanes 0-1 the offset's hh, mm (zero for 'Z'); lanes 7-15 the nine digits of the nanos */
     __m128i fd = _mm_shuffle_epi8(xt, HB_LD(t->shuf));
     __m128i p2 = _mm_maddubs_epi16(fd, tens); /* hh mm 0 d0 d1d2 d3d4 d5d6 d7d8 */
     out_of_range = _mm_or_si128(out_of_range,
                                 _mm_cmpgt_epi16(p2, _mm_setr_epi16(23, 59, 0x7fff, 0x7fff, 0x7fff,
                                                                    0x7fff, 0x7fff, 0x7fff)));
     ok = _mm_andnot_si128(out_of_range, ok);
-    int bad = _mm_movemask_epi8(ok) != 0xFFFF;
+    uint32_t bad = (uint32_t)_mm_movemask_epi8(ok) ^ 0xFFFF;
     __m128i p4 = _mm_madd_epi16(p2, _mm_setr_epi16(0, 0, 100, 1, 100, 1, 100, 1)); /* 4 digits */
     __m128i p4w = _mm_packus_epi32(p4, p4);                                        /* 16-bit */
     __m128i p8 = _mm_madd_epi16(p4w, _mm_set1_epi32(0x00012710)); /* 8 digits: 10000, 1 */
@@ -240,19 +240,75 @@ __attribute__((always_inline)) static inline int hb_simd_parse(const char *s, si
     int32_t offset =
         _mm_cvtsi128_si32(_mm_madd_epi16(p2, _mm_setr_epi16(3600, 60, 0, 0, 0, 0, 0, 0)));
 
-    /* the sign: any byte for 'Z' (the offset is then 0) */
-    unsigned char sign = u[len - 6];
-    bad |= !zulu & (sign != '+') & (sign != '-');
-    offset = sign == '-' ? -offset : offset;
+    /* the sign: '+' - 0x2C is -1 and '-' - 0x2C is +1, the factor of the offset; no other byte
+     * gives -1 or +1. For 'Z' the offset is 0 and the byte is not checked. */
+    int32_t sign = (int32_t)u[len - 6] - 0x2C;
+    bad |= ((uint32_t)(sign + 1) & ~2u) & (zulu - 1);
 
     /* [Y01 * 100 + Y23, 0, hh * 3600 + mm * 60, ss] by one multiply-add */
     __m128i ys = _mm_madd_epi16(fields, _mm_setr_epi16(100, 1, 0, 0, 3600, 60, 1, 0));
     uint32_t year = (uint32_t)_mm_cvtsi128_si32(ys);
     uint64_t hms = (uint64_t)_mm_extract_epi64(ys, 1);
-    uint32_t sod = (uint32_t)hms + (uint32_t)(hms >> 32);
+    int32_t sod = (int32_t)((uint32_t)hms + (uint32_t)(hms >> 32));
     uint64_t lo64 = (uint64_t)_mm_cvtsi128_si64(fields);
-    uint32_t month = (uint32_t)(lo64 >> 32 & 0xFFFF), day = (uint32_t)(lo64 >> 48);
-    return hb_simd_store(bad, year, month, day, (int32_t)sod, offset, nanos, out);
+    uint32_t month = (uint32_t)(lo64 >> 32 & 15), day = (uint32_t)(lo64 >> 48);
+
+    /* the day: looked up, checked against its month (year and month are junk when bad) */
+    uint32_t e = hb_simd_year_days[year < 9999 ? year : 9999];
+    uint32_t mt = hb_simd_month[(e & 16) | month];
+    bad |= day > mt >> 16;
+    int32_t days = (int32_t)(e >> 5) - HB_SIMD_DAYS_1970 + (int32_t)(mt & 0xFFFF) + (int32_t)day - 1;
+    hb_simd_result r;
+    r.secs = (int64_t)days * 86400 + (sod + sign * offset);
+    r.nanos = nanos;
+    r.bad = bad;
+    r.range = (uint64_t)(r.secs - HB_RFC3339_MIN_SECONDS) >
+              (uint64_t)(HB_RFC3339_MAX_SECONDS - HB_RFC3339_MIN_SECONDS);
+    return r;
+}
+
+/* One field: HB_OK and *out, HB_EPARSE (grammar, field range, no such day) or HB_ERANGE (the
+ * instant outside 0001-9999 after the offset); *out untouched when rejected. */
+__attribute__((always_inline)) static inline int hb_simd_parse(const char *s, size_t len,
+                                                               hb_rfc3339_time *out)
+{
+    if (len - HB_RFC3339_MIN_LEN > HB_RFC3339_MAX_LEN - HB_RFC3339_MIN_LEN) /* also len < 20 */
+        return HB_EPARSE;
+    hb_simd_result r = hb_simd_kernel(s, len);
+    if (r.bad)
+        return HB_EPARSE;
+    if (r.range)
+        return HB_ERANGE;
+    out->seconds = r.secs;
+    out->nanos = (int32_t)r.nanos;
+    return HB_OK;
+}
+
+/* The batch loop of both builds (hb_rfc3339_batch_sse41/avx2, same contract): out[i] for
+ * spans[i], HB_RFC3339_BAD_* where rejected; returns the number rejected. A rejection takes a
+ * branch (rare in a result set, so predicted). */
+__attribute__((always_inline)) static inline size_t
+hb_simd_batch(const char *base, const hb_rfc3339_span *spans, size_t n, hb_rfc3339_time *out)
+{
+    size_t rejected = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = spans[i].len;
+        if (__builtin_expect(len - HB_RFC3339_MIN_LEN > HB_RFC3339_MAX_LEN - HB_RFC3339_MIN_LEN,
+                             0)) {
+            hb_ts_bad(&out[i]);
+            rejected++;
+            continue;
+        }
+        hb_simd_result r = hb_simd_kernel(base + spans[i].off, len);
+        if (__builtin_expect(r.bad != 0, 0) || __builtin_expect(r.range != 0, 0)) {
+            hb_ts_bad(&out[i]);
+            rejected++;
+            continue;
+        }
+        out[i].seconds = r.secs;
+        out[i].nanos = (int32_t)r.nanos;
+    }
+    return rejected;
 }
 
 #endif /* HB_RFC3339_SIMD_H */
