@@ -60,9 +60,9 @@ _Alignas(16) static const uint8_t hb_simd_or_b[16] = {HB_OR_B};
 _Alignas(16) static const uint8_t hb_simd_shuf_a[16] = {HB_SHUF_A};
 _Alignas(16) static const uint8_t hb_simd_shuf_b[16] = {HB_SHUF_B};
 #endif
-/* after (10,1): Y01 Y23 MM DD hh mm ss 0, as 16-bit lanes; each must lie in [min, max] */
+/* after (10,1): Y01 Y23 MM DD hh mm ss 0, as 16-bit lanes; each at most this (month 00 and day
+ * 00 are rejected by the day's check, hb_simd_kernel) */
 _Alignas(16) static const int16_t hb_simd_max[8] = {99, 99, 12, 31, 23, 59, 59, 0};
-_Alignas(16) static const int16_t hb_simd_min[8] = {0, 0, 1, 1, 0, 0, 0, 0};
 
 #undef D_
 
@@ -70,9 +70,9 @@ _Alignas(16) static const int16_t hb_simd_min[8] = {0, 0, 1, 1, 0, 0, 0, 0};
 
 /* Entry [z][f]: z = 1 when the offset is 'Z' (1 byte) else 0 ("+hh:mm", 6 bytes); f = bytes of
  * the fraction with its '.', 0 or 2 to 10 (1 is never used). Lane i of T holds byte
- * p = len - 16 + i = i + 3 + f + offset bytes. Classes: 0 any (the head's bytes, or the sign,
- * checked apart since '+' and '-' are not adjacent), 1 digit, 2 '.', 3 'z' (after or 0x20),
- * 4 ':'. */
+ * p = len - 16 + i = i + 3 + f + offset bytes. Classes: 0 any (the head's bytes), 1 digit,
+ * 2 '.', 3 'z' (after or 0x20), 4 ':', 5 the sign: '+' to '-' (',' passes here and is rejected
+ * after the shuffle, hb_simd_kernel). */
 #define HB_T_OFF(z) ((z) ? 1 : 6)
 #define HB_T_LEN(z, f) (19 + (f) + HB_T_OFF(z))
 #define HB_T_POS(z, f, i) ((i) + 3 + (f) + HB_T_OFF(z))
@@ -81,7 +81,7 @@ _Alignas(16) static const int16_t hb_simd_min[8] = {0, 0, 1, 1, 0, 0, 0, 0};
      : HB_T_POS(z, f, i) == 19 && (f) > 0      ? 2                                                 \
      : HB_T_POS(z, f, i) < 19 + (f)            ? 1                                                 \
      : (z)                                     ? 3                                                 \
-     : HB_T_POS(z, f, i) == HB_T_LEN(z, f) - 6 ? 0                                                 \
+     : HB_T_POS(z, f, i) == HB_T_LEN(z, f) - 6 ? 5                                                 \
      : HB_T_POS(z, f, i) == HB_T_LEN(z, f) - 3 ? 4                                                 \
                                                : 1)
 #define HB_T_LO(z, f, i)                                                                           \
@@ -89,16 +89,23 @@ _Alignas(16) static const int16_t hb_simd_min[8] = {0, 0, 1, 1, 0, 0, 0, 0};
      : HB_T_CLASS(z, f, i) == 2 ? '.'                                                              \
      : HB_T_CLASS(z, f, i) == 3 ? 'z'                                                              \
      : HB_T_CLASS(z, f, i) == 4 ? ':'                                                              \
+     : HB_T_CLASS(z, f, i) == 5 ? '+'                                                              \
                                 : 0)
-#define HB_T_RNG(z, f, i) (HB_T_CLASS(z, f, i) == 1 ? 9 : HB_T_CLASS(z, f, i) == 0 ? 0xFF : 0)
+#define HB_T_RNG(z, f, i)                                                                          \
+    (HB_T_CLASS(z, f, i) == 1   ? 9                                                                \
+     : HB_T_CLASS(z, f, i) == 0 ? 0xFF                                                             \
+     : HB_T_CLASS(z, f, i) == 5 ? 2                                                                \
+                                : 0)
 #define HB_T_OR(z, f, i) (HB_T_CLASS(z, f, i) == 3 ? 0x20 : 0)
 /* One shuffle gathers the numbers of the tail: fraction digit d (0 .. f-2) sits at p = 20 + d,
  * lane 17 + d - f - offset bytes, and goes to lane 7 + d, so that lanes 7..15 hold the nine
  * digits of the nanoseconds; the offset's digits hh and mm (lanes 11, 12, 14, 15 of T) go to
- * lanes 0..3. Everything else is zeroed (0x80). */
+ * lanes 0..3 and its sign (lane 10, minus '+': 0 or 2) to lane 5. Everything else is zeroed
+ * (0x80). */
 #define HB_T_SHUF(z, f, j)                                                                         \
     ((f) >= 2 && (j) >= 7 && (j)-7 < (f)-1 ? 17 + ((j)-7) - (f)-HB_T_OFF(z)                        \
      : !(z) && (j) < 4                     ? ((j) < 2 ? 11 + (j) : 12 + (j))                       \
+     : !(z) && (j) == 5                    ? 10                                                    \
                                            : 0x80)
 
 /* The table is indexed by z and L = len - 20 (0 to 15), from which f = L + 1 - offset bytes;
@@ -142,16 +149,19 @@ static const hb_simd_tail hb_simd_tails[2][16] = {HB_T_ROW(0), HB_T_ROW(1)};
 /* ---- the date by table lookup ---------------------------------------------------------------- */
 
 /* hb_simd_year_days[y] for y = 0 .. 9999 (proleptic Gregorian, year 0 = 1 BC, a leap year):
- * 32 * (days from 0000-01-01 to y-01-01) + 16 if y is a leap year, so that the entry masked
- * with 16 is the leap half of hb_simd_month's index. Days from 1970-01-01 are the entry / 32
- * minus HB_SIMD_DAYS_1970. Defined in rfc3339_sse41.c, built by the preprocessor from
- * HB_SIMD_YEAR_ENTRY; the tests check every year against the reference. */
+ * 32 * (days from 0000-01-01 to y-01-01) + 16 if y is a leap year (so that the entry masked
+ * with 16 is the leap half of hb_simd_month's index) + 8 if a time in year y may lie outside
+ * HB_RFC3339_MIN/MAX_SECONDS (years 0, 1 and 9999 with an offset of up to 23:59; in years
+ * 2-9998 every time is in range, so their instants need no range check). Days from 1970-01-01
+ * are the entry / 32 minus HB_SIMD_DAYS_1970. Defined in rfc3339_sse41.c, built by the
+ * preprocessor from HB_SIMD_YEAR_ENTRY; the tests check every year against the reference. */
 #define HB_SIMD_DAYS_1970 719528 /* 1970-01-01 counted from 0000-01-01 */
 #define HB_SIMD_LEAP(y) ((y) % 4 == 0 && ((y) % 100 != 0 || (y) % 400 == 0))
 #define HB_SIMD_DAYS_BEFORE(y)                                                                     \
     ((y) == 0 ? 0 : 366 + 365 * ((y)-1) + ((y)-1) / 4 - ((y)-1) / 100 + ((y)-1) / 400)
 #define HB_SIMD_YEAR_ENTRY(y)                                                                      \
-    (32u * (uint32_t)HB_SIMD_DAYS_BEFORE(y) + 16u * (uint32_t)HB_SIMD_LEAP(y))
+    (32u * (uint32_t)HB_SIMD_DAYS_BEFORE(y) + 16u * (uint32_t)HB_SIMD_LEAP(y) +                \
+     8u * (uint32_t)((y) <= 1 || (y) == 9999))
 extern const uint32_t hb_simd_year_days[10000];
 
 /* Indexed by 16 * leap + month (month 1-12; other months are rejected before these count):
@@ -185,11 +195,18 @@ typedef struct hb_simd_result {
     int64_t secs;   /* seconds since 1970-01-01T00:00:00Z (meaningless when rejected) */
     uint32_t nanos; /* 0 .. 999999999 */
     uint32_t bad;   /* nonzero: the bytes break the grammar or a field is out of range */
-    uint32_t range; /* nonzero: the instant is outside HB_RFC3339_MIN/MAX_SECONDS */
+    uint32_t edge;  /* nonzero: year 0, 1 or 9999, so secs needs hb_simd_out_of_range */
 } hb_simd_result;
 
+/* Nonzero when secs is outside HB_RFC3339_MIN/MAX_SECONDS. */
+static inline int hb_simd_out_of_range(int64_t secs)
+{
+    return (uint64_t)(secs - HB_RFC3339_MIN_SECONDS) >
+           (uint64_t)(HB_RFC3339_MAX_SECONDS - HB_RFC3339_MIN_SECONDS);
+}
+
 /* Parses the len bytes at s, 20 <= len <= 35 (the caller checks: the loads rely on it), without
- * a branch: every check is computed and or-ed into r.bad / r.range, so a batch of mixed shapes
+ * a branch: every check is computed and or-ed into r.bad (r.edge asks for the range check), so a batch of mixed shapes
  * costs the same per row as one of a single shape. Reads only [s, s + len). */
 __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const char *s,
                                                                            size_t len)
@@ -214,9 +231,11 @@ __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const
                                   _mm_shuffle_epi8(xb, HB_LD(hb_simd_shuf_b)));
 #endif
     __m128i tens = _mm_set1_epi16(0x010A); /* bytes 10, 1: first digit times ten */
-    __m128i fields = _mm_maddubs_epi16(digits, tens);
-    __m128i out_of_range = _mm_or_si128(_mm_cmpgt_epi16(fields, HB_LD(hb_simd_max)),
-                                        _mm_cmpgt_epi16(HB_LD(hb_simd_min), fields));
+    /* each field at most its maximum (and clamped to it, so that the tables below are indexed
+     * within bounds whatever the bytes were) */
+    __m128i raw = _mm_maddubs_epi16(digits, tens); /* 0 .. 2805 */
+    __m128i fields = _mm_min_epu16(raw, HB_LD(hb_simd_max));
+    ok = _mm_and_si128(ok, _mm_cmpeq_epi16(fields, raw));
 
     /* the tail: its shape from len and the last byte, then one template */
     uint32_t zulu = (u[len - 1] | 0x20) == 'z';
@@ -224,26 +243,26 @@ __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const
     __m128i xt = _mm_sub_epi8(_mm_or_si128(HB_LDU(s + len - 16), HB_LD(t->orm)), HB_LD(t->lo));
     ok = _mm_and_si128(ok, hb_simd_in_range(xt, HB_LD(t->rng)));
 
-    /* lanes 0-1 the offset's hh, mm (zero for 'Z'); lanes 7-15 the nine digits of the nanos */
+    /* lanes 0-1 the offset's hh, mm, lane 5 its sign (zero for 'Z'); lanes 7-15 the nine
+     * digits of the nanos */
     __m128i fd = _mm_shuffle_epi8(xt, HB_LD(t->shuf));
-    __m128i p2 = _mm_maddubs_epi16(fd, tens); /* hh mm 0 d0 d1d2 d3d4 d5d6 d7d8 */
-    out_of_range = _mm_or_si128(out_of_range,
-                                _mm_cmpgt_epi16(p2, _mm_setr_epi16(23, 59, 0x7fff, 0x7fff, 0x7fff,
-                                                                   0x7fff, 0x7fff, 0x7fff)));
+    __m128i p2 = _mm_maddubs_epi16(fd, tens); /* hh mm sign d0 d1d2 d3d4 d5d6 d7d8 */
+    /* hh <= 23, mm <= 59, and the sign not ',' (1: between '+' and '-') */
+    __m128i out_of_range = _mm_or_si128(
+        _mm_cmpgt_epi16(p2, _mm_setr_epi16(23, 59, 2, 0x7fff, 0x7fff, 0x7fff, 0x7fff, 0x7fff)),
+        _mm_cmpeq_epi16(p2, _mm_setr_epi16(-1, -1, 1, -1, -1, -1, -1, -1)));
     ok = _mm_andnot_si128(out_of_range, ok);
     uint32_t bad = (uint32_t)_mm_movemask_epi8(ok) ^ 0xFFFF;
-    __m128i p4 = _mm_madd_epi16(p2, _mm_setr_epi16(0, 0, 100, 1, 100, 1, 100, 1)); /* 4 digits */
+    __m128i p4 = _mm_madd_epi16(p2, _mm_setr_epi16(0, 0, 0, 1, 100, 1, 100, 1)); /* 4 digits */
     __m128i p4w = _mm_packus_epi32(p4, p4);                                        /* 16-bit */
     __m128i p8 = _mm_madd_epi16(p4w, _mm_set1_epi32(0x00012710)); /* 8 digits: 10000, 1 */
     uint64_t n8 = (uint64_t)_mm_cvtsi128_si64(p8);
     uint32_t nanos = (uint32_t)n8 * 100000000u + (uint32_t)(n8 >> 32);
-    int32_t offset =
-        _mm_cvtsi128_si32(_mm_madd_epi16(p2, _mm_setr_epi16(3600, 60, 0, 0, 0, 0, 0, 0)));
-
-    /* the sign: '+' - 0x2C is -1 and '-' - 0x2C is +1, the factor of the offset; no other byte
-     * gives -1 or +1. For 'Z' the offset is 0 and the byte is not checked. */
-    int32_t sign = (int32_t)u[len - 6] - 0x2C;
-    bad |= ((uint32_t)(sign + 1) & ~2u) & (zulu - 1);
+    /* [hh * 3600 + mm * 60, sign]: the offset in seconds and its factor plus one ('+' 0: the
+     * offset is subtracted, '-' 2: added; for 'Z' both are 0) */
+    uint64_t os = (uint64_t)_mm_cvtsi128_si64(
+        _mm_madd_epi16(p2, _mm_setr_epi16(3600, 60, 1, 0, 0, 0, 0, 0)));
+    int32_t offset = (int32_t)(uint32_t)os, sign = (int32_t)(os >> 32) - 1;
 
     /* [Y01 * 100 + Y23, 0, hh * 3600 + mm * 60, ss] by one multiply-add */
     __m128i ys = _mm_madd_epi16(fields, _mm_setr_epi16(100, 1, 0, 0, 3600, 60, 1, 0));
@@ -251,19 +270,19 @@ __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const
     uint64_t hms = (uint64_t)_mm_extract_epi64(ys, 1);
     int32_t sod = (int32_t)((uint32_t)hms + (uint32_t)(hms >> 32));
     uint64_t lo64 = (uint64_t)_mm_cvtsi128_si64(fields);
-    uint32_t month = (uint32_t)(lo64 >> 32 & 15), day = (uint32_t)(lo64 >> 48);
+    uint32_t month = (uint32_t)(lo64 >> 32 & 0xFFFF), day = (uint32_t)(lo64 >> 48);
 
-    /* the day: looked up, checked against its month (year and month are junk when bad) */
-    uint32_t e = hb_simd_year_days[year < 9999 ? year : 9999];
+    /* the day: looked up, checked against its month; day 00 wraps to a large day - 1 and month
+     * 00 has 0 days, so both fail (year and month are junk, but in bounds, when bad) */
+    uint32_t e = hb_simd_year_days[year];
     uint32_t mt = hb_simd_month[(e & 16) | month];
-    bad |= day > mt >> 16;
+    bad |= day - 1 >= mt >> 16;
     int32_t days = (int32_t)(e >> 5) - HB_SIMD_DAYS_1970 + (int32_t)(mt & 0xFFFF) + (int32_t)day - 1;
     hb_simd_result r;
     r.secs = (int64_t)days * 86400 + (sod + sign * offset);
     r.nanos = nanos;
     r.bad = bad;
-    r.range = (uint64_t)(r.secs - HB_RFC3339_MIN_SECONDS) >
-              (uint64_t)(HB_RFC3339_MAX_SECONDS - HB_RFC3339_MIN_SECONDS);
+    r.edge = e & 8;
     return r;
 }
 
@@ -277,7 +296,7 @@ __attribute__((always_inline)) static inline int hb_simd_parse(const char *s, si
     hb_simd_result r = hb_simd_kernel(s, len);
     if (r.bad)
         return HB_EPARSE;
-    if (r.range)
+    if (r.edge && hb_simd_out_of_range(r.secs))
         return HB_ERANGE;
     out->seconds = r.secs;
     out->nanos = (int32_t)r.nanos;
@@ -300,7 +319,8 @@ hb_simd_batch(const char *base, const hb_rfc3339_span *spans, size_t n, hb_rfc33
             continue;
         }
         hb_simd_result r = hb_simd_kernel(base + spans[i].off, len);
-        if (__builtin_expect(r.bad != 0, 0) || __builtin_expect(r.range != 0, 0)) {
+        if (__builtin_expect((r.bad | r.edge) != 0, 0) &&
+            (r.bad || hb_simd_out_of_range(r.secs))) {
             hb_ts_bad(&out[i]);
             rejected++;
             continue;
