@@ -146,6 +146,10 @@ typedef struct hb_simd_tail {
 
 static const hb_simd_tail hb_simd_tails[2][16] = {HB_T_ROW(0), HB_T_ROW(1)};
 
+/* The row of hb_simd_tails for a last byte, as an index into the flattened table: 16 (z = 1)
+ * for 'Z' and 'z', 0 for any other byte. */
+static const uint8_t hb_simd_tail_row[256] = {['Z'] = 16, ['z'] = 16};
+
 /* ---- the date by table lookup ---------------------------------------------------------------- */
 
 /* hb_simd_year_days[y] for y = 0 .. 9999 (proleptic Gregorian, year 0 = 1 BC, a leap year):
@@ -238,8 +242,8 @@ __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const
     ok = _mm_and_si128(ok, _mm_cmpeq_epi16(fields, raw));
 
     /* the tail: its shape from len and the last byte, then one template */
-    uint32_t zulu = (u[len - 1] | 0x20) == 'z';
-    const hb_simd_tail *t = &hb_simd_tails[zulu][len - HB_RFC3339_MIN_LEN];
+    const hb_simd_tail *t =
+        &hb_simd_tails[0][0] + hb_simd_tail_row[u[len - 1]] + (len - HB_RFC3339_MIN_LEN);
     __m128i xt = _mm_sub_epi8(_mm_or_si128(HB_LDU(s + len - 16), HB_LD(t->orm)), HB_LD(t->lo));
     ok = _mm_and_si128(ok, hb_simd_in_range(xt, HB_LD(t->rng)));
 
@@ -264,11 +268,11 @@ __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const
         _mm_madd_epi16(p2, _mm_setr_epi16(3600, 60, 1, 0, 0, 0, 0, 0)));
     int32_t offset = (int32_t)(uint32_t)os, sign = (int32_t)(os >> 32) - 1;
 
-    /* [Y01 * 100 + Y23, 0, hh * 3600 + mm * 60, ss] by one multiply-add */
+    /* [Y01 * 100 + Y23, 0, hh * 3600 + mm * 60, ss] by one multiply-add; lane 2 plus lane 3 is
+     * the second of the day */
     __m128i ys = _mm_madd_epi16(fields, _mm_setr_epi16(100, 1, 0, 0, 3600, 60, 1, 0));
     uint32_t year = (uint32_t)_mm_cvtsi128_si32(ys);
-    uint64_t hms = (uint64_t)_mm_extract_epi64(ys, 1);
-    int32_t sod = (int32_t)((uint32_t)hms + (uint32_t)(hms >> 32));
+    int32_t sod = _mm_extract_epi32(_mm_add_epi32(ys, _mm_srli_si128(ys, 4)), 2);
     uint64_t lo64 = (uint64_t)_mm_cvtsi128_si64(fields);
     uint32_t month = (uint32_t)(lo64 >> 32 & 0xFFFF), day = (uint32_t)(lo64 >> 48);
 
