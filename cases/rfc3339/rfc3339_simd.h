@@ -10,16 +10,22 @@
  *   T = s[len-16, len) the tail: [".9DIGIT"] then "Z" or "+hh:mm", right-aligned
  * Validation is one subtract, one unsigned minimum and one compare per register against a
  * template of lower bounds and ranges (a digit: '0' and 9; a separator: itself and 0; 'T'/'Z'
- * folded to lower case by an or first). The template of the tail depends on two things only:
- * whether the last byte is 'Z'/'z' (else the offset is the 6 bytes "+hh:mm") and how many bytes
- * the fraction takes, both known from len and the last byte; a valid string must have exactly
- * that shape, so checking every byte against it accepts exactly the valid strings. The fraction's
- * digits are gathered by one shuffle (from a table indexed by the same two things) into the last
- * nine lanes, zero-padded on the right, and converted with the multiply-add cascade
- * (10,1) -> (100,1) -> pack -> (10000,1). The day is found by table (hb_simd_store): days before
- * the year with its leap bit, then days before the month and the month's length, instead of
- * days_from_civil's multiplications and the month-length bits (13% fewer instructions per
- * timestamp in the batch loop, callgrind).
+ * folded to lower case by an or first; the offset's sign '+' to '-', the ',' between them
+ * rejected after the shuffle). The template of the tail depends on two things only: whether the
+ * last byte is 'Z'/'z' (else the offset is the 6 bytes "+hh:mm") and how many bytes the fraction
+ * takes, both known from len and the last byte; a valid string must have exactly that shape, so
+ * checking every byte against it accepts exactly the valid strings. The fraction's digits are
+ * gathered by one shuffle (from a table indexed by the same two things) into the last nine
+ * lanes, zero-padded on the right, and converted with the multiply-add cascade
+ * (10,1) -> (100,1) -> pack -> (10000,1); the same shuffle brings the offset's hh, mm and sign.
+ * The fields are clamped to their maxima in the vector (so every table index is in bounds, even
+ * for junk) and the day is found by table (hb_simd_kernel): days before the year with its leap
+ * bit and a flag for the three years whose instants can leave the range, then days before the
+ * month and the month's length. A row costs no branch but the length check and the rejection.
+ *
+ * Instructions per timestamp in the AVX2 batch loop, callgrind, rows:100000: 113 before this
+ * layout (a range check on every row, the sign and the year clamp in scalar code), 99 now;
+ * int64-binary's loop is 23.
  */
 #ifndef HB_RFC3339_SIMD_H
 #define HB_RFC3339_SIMD_H
