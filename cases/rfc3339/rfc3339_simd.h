@@ -289,8 +289,10 @@ __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const
     uint32_t day_ok = day - 1 < mt >> 16;
     int32_t days = (int32_t)(e >> 5) - HB_SIMD_DAYS_1970 + (int32_t)(mt & 0xFFFF) + (int32_t)day - 1;
     hb_simd_result r;
-    /* in 64 bits: when bad, sign and offset may be junk (up to 255 and 10^7) */
-    r.secs = (int64_t)days * 86400 + sod + (int64_t)sign * offset;
+    /* the second of the day minus the offset, in unsigned arithmetic: when bad, sign and offset
+     * may be junk (up to 255 and 10^7) and the product may wrap; when valid it is exact */
+    int32_t local = (int32_t)((uint32_t)sod + (uint32_t)sign * (uint32_t)offset);
+    r.secs = (int64_t)days * 86400 + local;
     r.nanos = nanos;
     r.bad = bad | !day_ok;
     r.edge = e & 8;
