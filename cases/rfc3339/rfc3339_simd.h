@@ -181,13 +181,14 @@ static const uint8_t hb_simd_tail_row[256] = {['Z'] = 16, ['z'] = 16};
 #define HB_SIMD_DAYS_BEFORE(y)                                                                     \
     ((y) == 0 ? 0 : 366 + 365 * ((y)-1) + ((y)-1) / 4 - ((y)-1) / 100 + ((y)-1) / 400)
 #define HB_SIMD_YEAR_ENTRY(y)                                                                      \
-    (32u * (uint32_t)HB_SIMD_DAYS_BEFORE(y) + 16u * (uint32_t)HB_SIMD_LEAP(y) +                \
+    (32u * (uint32_t)HB_SIMD_DAYS_BEFORE(y) + 16u * (uint32_t)HB_SIMD_LEAP(y) +                    \
      8u * (uint32_t)((y) <= 1 || (y) == 9999))
 extern const uint32_t hb_simd_year_days[10000];
 
 /* Indexed by 16 * leap + month (month 1-12; other months are rejected before these count):
  * the days of the year before the month in the low 16 bits, the days in the month above. */
 #define HB_SIMD_M(before, days) ((before) | (days) << 16)
+/* clang-format off */
 static const uint32_t hb_simd_month[32] = {
     0,                    HB_SIMD_M(0, 31),     HB_SIMD_M(31, 28),    HB_SIMD_M(59, 31),
     HB_SIMD_M(90, 30),    HB_SIMD_M(120, 31),   HB_SIMD_M(151, 30),   HB_SIMD_M(181, 31),
@@ -197,6 +198,7 @@ static const uint32_t hb_simd_month[32] = {
     HB_SIMD_M(91, 30),    HB_SIMD_M(121, 31),   HB_SIMD_M(152, 30),   HB_SIMD_M(182, 31),
     HB_SIMD_M(213, 31),   HB_SIMD_M(244, 30),   HB_SIMD_M(274, 31),   HB_SIMD_M(305, 30),
     HB_SIMD_M(335, 31),   0,                    0,                    0};
+/* clang-format on */
 #undef HB_SIMD_M
 
 /* ---- the kernel ----------------------------------------------------------------------------- */
@@ -227,8 +229,9 @@ static inline int hb_simd_out_of_range(int64_t secs)
 }
 
 /* Parses the len bytes at s, 20 <= len <= 35 (the caller checks: the loads rely on it), without
- * a branch: every check is computed and or-ed into r.bad (r.edge asks for the range check), so a batch of mixed shapes
- * costs the same per row as one of a single shape. Reads only [s, s + len). */
+ * a branch: every check is computed and or-ed into r.bad (r.edge asks for the range check), so a
+ * batch of mixed shapes costs the same per row as one of a single shape. Reads only [s, s + len).
+ */
 __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const char *s,
                                                                            size_t len)
 {
@@ -275,14 +278,14 @@ __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const
     ok = _mm_andnot_si128(out_of_range, ok);
     uint32_t bad = (uint32_t)_mm_movemask_epi8(ok) ^ 0xFFFF;
     __m128i p4 = _mm_madd_epi16(p2, _mm_setr_epi16(0, 0, 0, 1, 100, 1, 100, 1)); /* 4 digits */
-    __m128i p4w = _mm_packus_epi32(p4, p4);                                        /* 16-bit */
+    __m128i p4w = _mm_packus_epi32(p4, p4);                                      /* 16-bit */
     __m128i p8 = _mm_madd_epi16(p4w, _mm_set1_epi32(0x00012710)); /* 8 digits: 10000, 1 */
     uint64_t n8 = (uint64_t)_mm_cvtsi128_si64(p8);
     uint32_t nanos = (uint32_t)n8 * 100000000u + (uint32_t)(n8 >> 32);
     /* [hh * 3600 + mm * 60, sign]: the offset in seconds and its factor plus one ('+' 0: the
      * offset is subtracted, '-' 2: added; for 'Z' both are 0) */
-    uint64_t os = (uint64_t)_mm_cvtsi128_si64(
-        _mm_madd_epi16(p2, _mm_setr_epi16(3600, 60, 1, 0, 0, 0, 0, 0)));
+    uint64_t os =
+        (uint64_t)_mm_cvtsi128_si64(_mm_madd_epi16(p2, _mm_setr_epi16(3600, 60, 1, 0, 0, 0, 0, 0)));
     int32_t offset = (int32_t)(uint32_t)os, sign = (int32_t)(os >> 32) - 1;
 
     /* [Y01 * 100 + Y23, 0, hh * 3600 + mm * 60, ss] by one multiply-add; lane 2 plus lane 3 is
@@ -298,7 +301,8 @@ __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const
     uint32_t e = hb_simd_year_days[year];
     uint32_t mt = hb_simd_month[(e & 16) | month];
     uint32_t day_ok = day - 1 < mt >> 16;
-    int32_t days = (int32_t)(e >> 5) - HB_SIMD_DAYS_1970 + (int32_t)(mt & 0xFFFF) + (int32_t)day - 1;
+    int32_t days =
+        (int32_t)(e >> 5) - HB_SIMD_DAYS_1970 + (int32_t)(mt & 0xFFFF) + (int32_t)day - 1;
     hb_simd_result r;
     /* the second of the day minus the offset, in unsigned arithmetic: when bad, sign and offset
      * may be junk (up to 255 and 10^7) and the product may wrap; when valid it is exact */
@@ -343,8 +347,7 @@ hb_simd_batch(const char *base, const hb_rfc3339_span *spans, size_t n, hb_rfc33
             continue;
         }
         hb_simd_result r = hb_simd_kernel(base + spans[i].off, len);
-        if (__builtin_expect((r.bad | r.edge) != 0, 0) &&
-            (r.bad || hb_simd_out_of_range(r.secs))) {
+        if (__builtin_expect((r.bad | r.edge) != 0, 0) && (r.bad || hb_simd_out_of_range(r.secs))) {
             hb_ts_bad(&out[i]);
             rejected++;
             continue;
