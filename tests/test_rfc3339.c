@@ -644,11 +644,56 @@ static void test_random_valid(void **state)
     }
 }
 
+/* Applies 1 to 3 random edits to s[0, *len) (replace, delete, insert, truncate, swap; at most
+ * 60 bytes, s holds 80). */
+static void mutate(uint64_t *rs, char *s, size_t *plen)
+{
+    static const char alphabet[] = "0123456789-:.TtZz+ ,/\x7f\x80\xff\0";
+    size_t len = *plen;
+    int edits = 1 + (int)(hb_splitmix64(rs) % 3);
+    for (int k = 0; k < edits; k++) {
+        uint64_t x = hb_splitmix64(rs);
+        size_t at = len ? (size_t)(x >> 8) % len : 0;
+        char ch =
+            (x >> 40) % 4 == 0 ? (char)(x >> 48) : alphabet[(x >> 32) % (sizeof alphabet - 1)];
+        switch (x % 5) {
+        case 0:
+            if (len)
+                s[at] = ch;
+            break;
+        case 1:
+            if (len) {
+                memmove(s + at, s + at + 1, len - at - 1);
+                len--;
+            }
+            break;
+        case 2:
+            if (len < 60) {
+                memmove(s + at + 1, s + at, len - at);
+                s[at] = ch;
+                len++;
+            }
+            break;
+        case 3:
+            len = at;
+            break;
+        default: /* swap two bytes */
+            if (len > 1) {
+                size_t b = (size_t)(x >> 16) % len;
+                char tmp = s[at];
+                s[at] = s[b];
+                s[b] = tmp;
+            }
+            break;
+        }
+    }
+    *plen = len;
+}
+
 static void test_random_mutations(void **state)
 {
     (void)state;
     find_strategies();
-    static const char alphabet[] = "0123456789-:.TtZz+ ,/\x7f\x80\xff\0";
     uint64_t rs = 42;
     char s[80];
     size_t accepted = 0;
@@ -656,43 +701,7 @@ static void test_random_mutations(void **state)
         hb_rfc3339_time want;
         int in_range;
         size_t len = random_valid(&rs, s, &want, &in_range);
-        int edits = 1 + (int)(hb_splitmix64(&rs) % 3);
-        for (int k = 0; k < edits; k++) {
-            uint64_t x = hb_splitmix64(&rs);
-            size_t at = len ? (size_t)(x >> 8) % len : 0;
-            char ch =
-                (x >> 40) % 4 == 0 ? (char)(x >> 48) : alphabet[(x >> 32) % (sizeof alphabet - 1)];
-            switch (x % 5) {
-            case 0:
-                if (len)
-                    s[at] = ch;
-                break;
-            case 1:
-                if (len) {
-                    memmove(s + at, s + at + 1, len - at - 1);
-                    len--;
-                }
-                break;
-            case 2:
-                if (len < 60) {
-                    memmove(s + at + 1, s + at, len - at);
-                    s[at] = ch;
-                    len++;
-                }
-                break;
-            case 3:
-                len = at;
-                break;
-            default: /* swap two bytes */
-                if (len > 1) {
-                    size_t b = (size_t)(x >> 16) % len;
-                    char tmp = s[at];
-                    s[at] = s[b];
-                    s[b] = tmp;
-                }
-                break;
-            }
-        }
+        mutate(&rs, s, &len);
         hb_rfc3339_time t;
         accepted += hb_rfc3339_parse(s, len, &t, NULL) == HB_OK;
         differential(s, len, "mutation");
@@ -700,6 +709,99 @@ static void test_random_mutations(void **state)
     /* the mutations exercise both answers */
     assert_true(accepted > RANDOM_MUTANTS / 50);
     assert_true(accepted < RANDOM_MUTANTS / 2);
+}
+
+/* Every byte value at every position of strings near the edges of the grammar and of the range
+ * (the sign, the last byte, the separators, years 0000/0001/9999 with offsets): every fast
+ * strategy gives the reference's answer. */
+static void test_every_byte_everywhere(void **state)
+{
+    (void)state;
+    find_strategies();
+    static const char *const bases[] = {
+        "2021-03-04T05:06:07Z",        "2021-03-04T05:06:07.123456789+05:30",
+        "0001-01-01T00:00:00+00:01",   "9999-12-31T23:59:59.9-00:01",
+        "0000-12-31T23:59:59-00:01",   "2024-02-29T23:59:59.123-23:59",
+        "1969-12-31T23:59:59.999999Z", "2021-03-04t05:06:07.12z",
+    };
+    for (size_t b = 0; b < sizeof bases / sizeof *bases; b++) {
+        char s[40];
+        size_t len = strlen(bases[b]);
+        for (size_t at = 0; at < len; at++) {
+            for (int v = 0; v < 256; v++) {
+                memcpy(s, bases[b], len);
+                s[at] = (char)v;
+                differential(s, len, "every byte");
+            }
+        }
+    }
+}
+
+/* Rows of one batch: random valid strings and mutations of them, packed back to back as a result
+ * set's column (the last flush against the guard page, or the first at the start of the page). */
+#define BATCH_ROWS 64
+#define BATCH_ROUNDS 4000
+
+/* Packs BATCH_ROWS strings into buf (at most one page), their spans into spans. */
+static size_t batch_fill(uint64_t *rs, char *buf, size_t cap, hb_rfc3339_span *spans)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < BATCH_ROWS; i++) {
+        char s[80];
+        hb_rfc3339_time want;
+        int in_range;
+        size_t len = random_valid(rs, s, &want, &in_range);
+        uint64_t pick = hb_splitmix64(rs) % 4;
+        if (pick == 0)
+            mutate(rs, s, &len);
+        assert_true(used + len <= cap);
+        memcpy(buf + used, s, len);
+        spans[i].off = (uint32_t)used;
+        spans[i].len = (uint32_t)len;
+        used += len;
+    }
+    return used;
+}
+
+/* Every validating batch entry point (the dispatching simd one included) on mixed columns: per
+ * row the reference's value or the rejection markers, and the count of rejections. */
+static void test_batch_differential(void **state)
+{
+    (void)state;
+    find_strategies();
+    uint64_t rs = 7;
+    static char buf[BATCH_ROWS * 64];
+    hb_rfc3339_span spans[BATCH_ROWS];
+    hb_rfc3339_time want[BATCH_ROWS], out[BATCH_ROWS];
+    assert_true(sizeof buf <= g_guard.page);
+    for (int round = 0; round < BATCH_ROUNDS; round++) {
+        size_t used = batch_fill(&rs, buf, sizeof buf, spans);
+        size_t want_bad = 0;
+        for (size_t i = 0; i < BATCH_ROWS; i++) {
+            if (hb_rfc3339_parse(buf + spans[i].off, spans[i].len, &want[i], NULL) != HB_OK) {
+                want[i].seconds = HB_RFC3339_BAD_SECONDS;
+                want[i].nanos = HB_RFC3339_BAD_NANOS;
+                want_bad++;
+            }
+        }
+        const char *base = flush(buf, used, round & 1);
+        for (size_t k = 0; k < n_text; k++) {
+            const hb_rfc3339_strategy *st = text_strategies[k];
+            if (!st->validating)
+                continue;
+            memset(out, 0xa5, sizeof out);
+            size_t bad = st->batch(base, spans, BATCH_ROWS, out);
+            if (bad != want_bad)
+                fail_msg("round %d: %s rejects %zu rows, the reference %zu", round, st->name, bad,
+                         want_bad);
+            for (size_t i = 0; i < BATCH_ROWS; i++)
+                if (out[i].seconds != want[i].seconds || out[i].nanos != want[i].nanos)
+                    fail_msg("round %d: %s row %zu '%.*s': {%lld, %d}, the reference {%lld, %d}",
+                             round, st->name, i, (int)spans[i].len, buf + spans[i].off,
+                             (long long)out[i].seconds, out[i].nanos, (long long)want[i].seconds,
+                             want[i].nanos);
+        }
+    }
 }
 
 /* The generator's strings (what the benchmark parses): every strategy, the slow ones included,
@@ -793,6 +895,8 @@ int main(void)
         cmocka_unit_test(test_every_year),
         cmocka_unit_test(test_random_valid),
         cmocka_unit_test(test_random_mutations),
+        cmocka_unit_test(test_every_byte_everywhere),
+        cmocka_unit_test(test_batch_differential),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,12 +12,5 @@ int hb_rfc3339_parse_avx2(const char *s, size_t len, hb_rfc3339_time *out)
 size_t hb_rfc3339_batch_avx2(const char *base, const hb_rfc3339_span *spans, size_t n,
                              hb_rfc3339_time *out)
 {
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (hb_simd_parse(base + spans[i].off, spans[i].len, &out[i]) != HB_OK) {
-            hb_ts_bad(&out[i]);
-            bad++;
-        }
-    }
-    return bad;
+    return hb_simd_batch(base, spans, n, out);
 }
