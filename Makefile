@@ -146,8 +146,8 @@ compare: deps
 
 # --- whole-process runs (issue 5): hyperfine times the tools as processes ----------------------
 #   make bench-e2e     hotbench-gen at its default sizes and hotbench-decode on the 1.7 GB bodies
-#                      (every strategy but the quadratic and skipped ones), the 100k timestamps and the 300 x 20
-#                      response, outputs checked first; writes results/runs/<time>-<sha>-e2e.json
+#                      (every strategy but the quadratic and skipped ones), the 100k timestamps
+#                      and the 300 x 20 response, outputs checked first; writes results/runs/<time>-<sha>-e2e.json
 #                      and results/e2e-latest.json. 7 minutes in the reference run; `make bench` runs
 #                      it after the in-process suite (a failure is recorded in
 #                      results/bench-status.json; the peers and the report still run).
