@@ -13,7 +13,6 @@ iteration, so no case's units are known here.
 """
 
 import datetime
-import glob
 import json
 import os
 import re
@@ -21,12 +20,11 @@ import shutil
 import subprocess
 import tempfile
 
-from .gate.callgrind import names_by_args
+from .gate.callgrind import dumps_by_name, names_by_args
 from .gate.measurement import load_run
 from .runjson import Run
 
 SCHEMA = "hotbench-limits/1"
-DESC = "desc: Trigger: Client Request: hb:"
 # callgrind's events with --branch-sim=yes: instructions, conditional branches and their
 # simulated mispredictions, indirect branches and theirs
 EVENTS = ("Ir", "Bc", "Bcm", "Bi", "Bim")
@@ -66,35 +64,6 @@ def benchmark_filter(sel):
     return "|".join("^%s/(%s|%s)/%s/" % (escape(g), escape(lim["strategy"]),
                                          escape(lim["ceiling"]), args)
                     for g, lim, args in sel)
-
-
-def read_dump(path):
-    """(description, {event: total}) of one callgrind dump; (None, {}) when it has neither."""
-    desc, events, totals = None, None, {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith(DESC):
-                desc = line.split("hb:", 1)[1].strip()
-            elif line.startswith("events:"):
-                events = line.split()[1:]
-            elif line.startswith(("summary:", "totals:")) and events:
-                totals = dict(zip(events, (int(v) for v in line.split()[1:])))
-                break
-    return desc, totals
-
-
-def dumps_by_name(work, names):
-    """{benchmark name: {event: total, "iterations": n}} from the dumps in work."""
-    out = {}
-    for path in glob.glob(os.path.join(work, "cg.out.*")):
-        desc, totals = read_dump(path)
-        if desc is None or "Ir" not in totals:
-            continue
-        fam, args, iters = desc.split("|")
-        name = names.get((fam, tuple(int(a) for a in args.split(",")) if args else ()))
-        if name is not None:
-            out[name] = dict(totals, iterations=int(iters))
-    return out
 
 
 def row_figures(row, counts):

@@ -26,33 +26,42 @@ def names_by_args(run):
 
 
 def read_dump(path):
-    """(description, total instructions) of one callgrind dump, None for either not found."""
-    desc, total = None, None
+    """(description, {event: total}) of one callgrind dump; (None, {}) when it has neither. The
+    events are the dump's own ("Ir", and "Bc", "Bcm", ... with --branch-sim=yes)."""
+    desc, events, totals = None, None, {}
     with open(path) as f:
         for line in f:
             if line.startswith(DESC):
                 desc = line.split("hb:", 1)[1].strip()
-            elif line.startswith(("summary:", "totals:")):
-                total = int(line.split()[1])
+            elif line.startswith("events:"):
+                events = line.split()[1:]
+            elif line.startswith(("summary:", "totals:")) and events:
+                totals = dict(zip(events, (int(v) for v in line.split()[1:])))
                 break
-    return desc, total
+    return desc, totals
+
+
+def dumps_by_name(work, names):
+    """{benchmark name: {event: total, "iterations": n}} from the dumps in work (names:
+    names_by_args); a dump of a run whose result was not reported (google-benchmark's estimate
+    of the iterations) has no name and is left out."""
+    out = {}
+    for path in glob.glob(os.path.join(work, "cg.out.*")):
+        desc, totals = read_dump(path)
+        if desc is None or "Ir" not in totals:
+            continue
+        fam, args, iters = desc.split("|")
+        name = names.get((fam, tuple(int(a) for a in args.split(",")) if args else ()))
+        if name is not None:
+            out[name] = dict(totals, iterations=int(iters))
+    return out
 
 
 def per_benchmark(work, names):
     """{name: {instructions, iterations, per_iteration}} from the dumps in work."""
-    benches = {}
-    for path in glob.glob(os.path.join(work, "cg.out.*")):
-        desc, total = read_dump(path)
-        if desc is None or total is None:
-            continue
-        fam, args, iters = desc.split("|")
-        key = (fam, tuple(int(a) for a in args.split(",")) if args else ())
-        name = names.get(key)
-        if name is None:
-            continue  # a run whose result was not reported (an estimate of iterations)
-        benches[name] = dict(instructions=total, iterations=int(iters),
-                             per_iteration=total / max(int(iters), 1))
-    return benches
+    return {name: dict(instructions=d["Ir"], iterations=d["iterations"],
+                       per_iteration=d["Ir"] / max(d["iterations"], 1))
+            for name, d in dumps_by_name(work, names).items()}
 
 
 def measure_instructions(hotbench, logdir, settings, ctx, suffix, log, run_cmd):
