@@ -79,7 +79,7 @@ static int checked_add(hb_case_bench *b, const int64_t *args, const void *memo)
 struct hb_refused {
     int64_t args[HB_MAX_ARGS];
     hb_skip why;
-    char msg[256];
+    char msg[1024]; /* longer than any refusal the harness or a case writes (~200 bytes) */
 };
 
 static const struct hb_refused *refused_find(const hb_case_bench *b, const int64_t *args)

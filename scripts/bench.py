@@ -510,42 +510,37 @@ class Bench:
         self.record("in-process", cmd, rc, tail, secs, output, error=error,
                     status="failed" if error else None)
 
-    def allocators(self):
-        """The allocator matrix (scripts/bench_alloc.py, `make bench-alloc`), writing
-        results/runs/<UTC>-<sha>-alloc.json; skipped with the reason when the script is absent."""
+    def script_part(self, name, script, suffix, missing):
+        """Runs `script --build BUILD --out results/runs/<UTC>-<sha>-<suffix>.json` as part name;
+        skipped, with "<script> is not in this checkout: <missing>", when the script is absent.
+        Returns the output's path when the script exited 0 and wrote it, else None."""
         sha = git("rev-parse", "--short=12", "HEAD", default="nogit")
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        out = os.path.join(RESULTS, "runs", "%s-%s-alloc.json" % (stamp, sha))
-        cmd = [PYTHON, ALLOC_SCRIPT, "--build", self.a.build, "--out", out]
-        if not os.path.exists(os.path.join(TOP, ALLOC_SCRIPT)):
-            error = "%s is not in this checkout: no allocator matrix" % ALLOC_SCRIPT
-            log("allocators: skipped: " + error)
-            self.record("allocators", cmd, None, [], None, None, status="skipped", error=error)
-            return
+        out = os.path.join(RESULTS, "runs", "%s-%s-%s.json" % (stamp, sha, suffix))
+        cmd = [PYTHON, script, "--build", self.a.build, "--out", out]
+        if not os.path.exists(os.path.join(TOP, script)):
+            error = "%s is not in this checkout: %s" % (script, missing)
+            log("%s: skipped: %s" % (name, error))
+            self.record(name, cmd, None, [], None, None, status="skipped", error=error)
+            return None
         os.makedirs(os.path.join(TOP, RESULTS, "runs"), exist_ok=True)
-        rc, tail, secs = self.run("allocators", cmd)
-        self.record("allocators", cmd, rc, tail, secs,
-                    out if os.path.exists(os.path.join(TOP, out)) else None)
+        rc, tail, secs = self.run(name, cmd)
+        made = os.path.exists(os.path.join(TOP, out))
+        self.record(name, cmd, rc, tail, secs, out if made else None)
+        return out if rc == 0 and made else None
+
+    def allocators(self):
+        """The allocator matrix (scripts/bench_alloc.py, `make bench-alloc`), writing
+        results/runs/<UTC>-<sha>-alloc.json."""
+        self.script_part("allocators", ALLOC_SCRIPT, "alloc", "no allocator matrix")
 
     def limits(self):
         """The fast strategies' instruction counts under callgrind (scripts/limits.py, `make
         limits`) into results/runs/<UTC>-<sha>-limits.json, copied to results/limits.json when
-        it succeeded; skipped with the reason when the script is absent."""
-        sha = git("rev-parse", "--short=12", "HEAD", default="nogit")
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        out = os.path.join(RESULTS, "runs", "%s-%s-limits.json" % (stamp, sha))
-        cmd = [PYTHON, LIMITS_SCRIPT, "--build", self.a.build, "--out", out]
-        if not os.path.exists(os.path.join(TOP, LIMITS_SCRIPT)):
-            error = "%s is not in this checkout: no instruction counts" % LIMITS_SCRIPT
-            log("limits: skipped: " + error)
-            self.record("limits", cmd, None, [], None, None, status="skipped", error=error)
-            return
-        os.makedirs(os.path.join(TOP, RESULTS, "runs"), exist_ok=True)
-        rc, tail, secs = self.run("limits", cmd)
-        made = os.path.exists(os.path.join(TOP, out))
-        if rc == 0 and made:
+        it succeeded."""
+        out = self.script_part("limits", LIMITS_SCRIPT, "limits", "no instruction counts")
+        if out:
             shutil.copyfile(os.path.join(TOP, out), os.path.join(TOP, LIMITS_LATEST))
-        self.record("limits", cmd, rc, tail, secs, out if made else None)
 
     def e2e(self):
         cmd = [os.path.join("scripts", "e2e.sh")] + shlex.split(self.a.e2e_args) + [self.a.build]
