@@ -317,6 +317,32 @@ class CiBase(unittest.TestCase):
             shutil.rmtree(repo, ignore_errors=True)
 
 
+class CachedBuilds(unittest.TestCase):
+    def test_a_build_made_with_other_options_is_not_reused(self):
+        import shutil
+        from hotbench.compare import revisions
+        bdir = tempfile.mkdtemp(prefix="hb-rev-")
+        try:
+            binary = os.path.join(bdir, "hotbench")
+            with open(binary, "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(binary, 0o755)
+            stamp = os.path.join(bdir, revisions.STAMP)
+            open(stamp, "w").close()  # the stamp of a build before the options were recorded
+            self.assertIsNone(revisions.cached_binary(bdir, False))
+            with open(stamp, "w") as f:
+                f.write(" ".join(revisions.cmake_args(False)))
+            self.assertEqual(revisions.cached_binary(bdir, False), binary)
+            self.assertIsNone(revisions.cached_binary(bdir, True))  # hooks: other options
+            self.assertIn("-DCMAKE_C_FLAGS=" + revisions.HB_LAYOUT_FLAGS,
+                          revisions.cmake_args(False))
+            with open(os.path.join(os.path.dirname(HERE), "CMakeLists.txt")) as f:
+                self.assertIn("add_compile_options(%s)" % revisions.HB_LAYOUT_FLAGS, f.read(),
+                              "the head's build and older revisions' get the same layout flag")
+        finally:
+            shutil.rmtree(bdir, ignore_errors=True)
+
+
 class Outputs(unittest.TestCase):
     def test_json_has_no_nan(self):
         rows = [dict(name="g/s/x:1", family="g/s", verdict="inconclusive", check="time",

@@ -73,6 +73,8 @@ compare growth
 check "growth: exit 1" test "$status" -eq 1
 check "growth: names bufgrow/doubling and the instruction check" \
     regressed growth 'bufgrow/doubling/size:65536' instructions
+check "growth: the output's last lines name the regression again (a CI log's tail)" \
+    bash -c "tail -n 4 '$work/growth.out' | grep -q '^  REGRESSED bufgrow/doubling/size:65536'"
 
 compare parser
 check "parser: exit 1" test "$status" -eq 1

@@ -1,7 +1,8 @@
 """revisions - a revision's hotbench, built once: `git worktree add` of the commit into
 build-rev/src-<commit>/, configured and built into build-rev/<commit>[-hooks]/ (release flags,
 the same as build-ci), the source worktree removed afterwards. A later compare of the same
-commit reuses the binary. The working tree (uncommitted changes included) builds into
+commit reuses the binary if it was configured with today's options (the stamp file `built`
+holds them). The working tree (uncommitted changes included) builds into
 build-rev/worktree[-hooks]/ and is rebuilt every time (make decides what changed).
 
 build-rev/ is git-ignored (/build-*/). Errors: an unknown revision is a usage error (exit 2);
@@ -16,6 +17,7 @@ import subprocess
 from .errors import die
 
 WORKTREE = "worktree"
+STAMP = "built"  # a finished build's stamp file: the configure options it was made with
 
 
 class BuildError(Exception):
@@ -39,9 +41,17 @@ def resolve(root, rev):
     return sha
 
 
+# The code-layout flag of CMakeLists.txt (every function on a 64-byte line, so that an edit of
+# one function does not move the others' loops), passed to every revision: one older than that
+# line is built the same way as the head, or the compare would time the flag, not the change.
+HB_LAYOUT_FLAGS = "-falign-functions=64"
+
+
 def cmake_args(hooks):
-    """The configure options: build-ci's (release flags, no tests), hooks on request."""
+    """The configure options: build-ci's (release flags, no tests, the layout flag), hooks on
+    request."""
     return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DHB_TESTS=OFF", "-DHB_SANITIZE=OFF",
+            "-DCMAKE_C_FLAGS=" + HB_LAYOUT_FLAGS, "-DCMAKE_CXX_FLAGS=" + HB_LAYOUT_FLAGS,
             "-DHB_TEST_HOOKS=" + ("ON" if hooks else "OFF")]
 
 
@@ -74,10 +84,9 @@ def build(root, commit, hooks=False, log=print):
         return compile_tree(root, os.path.join(cache, WORKTREE + suffix), hooks,
                             "the working tree", log)
     bdir = os.path.join(cache, commit + suffix)
-    binary = os.path.join(bdir, "hotbench")
-    if os.path.exists(os.path.join(bdir, "built")) and os.access(binary, os.X_OK):
+    if cached_binary(bdir, hooks):
         log("compare: %s: cached build (build-rev/%s/)" % (commit[:12], commit + suffix))
-        return binary
+        return cached_binary(bdir, hooks)
     src = os.path.join(cache, "src-" + commit + suffix)
     log("compare: %s: building in a git worktree (build-rev/%s/, about 20 s on 2 cores)" % (
         commit[:12], commit + suffix))
@@ -92,5 +101,25 @@ def build(root, commit, hooks=False, log=print):
     finally:
         git(root, "worktree", "remove", "--force", src)
         shutil.rmtree(src, ignore_errors=True)
-    open(os.path.join(bdir, "built"), "w").close()
-    return binary
+    with open(os.path.join(bdir, STAMP), "w") as f:
+        f.write(" ".join(cmake_args(hooks)))
+    return os.path.join(bdir, "hotbench")
+
+
+def cached_binary(bdir, hooks):
+    """bdir's hotbench if a finished build made with today's configure options (cmake_args) is
+    there, else None: a build from before a change of the options is not reused."""
+    binary = os.path.join(bdir, "hotbench")
+    if read_text(os.path.join(bdir, STAMP)) == " ".join(cmake_args(hooks)) and \
+            os.access(binary, os.X_OK):
+        return binary
+    return None
+
+
+def read_text(path):
+    """path's text, or None when it cannot be read."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None

@@ -22,16 +22,19 @@ def ci_text(ci):
 
 def lines(result):
     """The table's lines: a header, one line per benchmark (REGRESSED/FAILED lines first, each
-    naming the check that decided), the summary."""
+    naming the check that decided), the summary, and the REGRESSED/FAILED lines once more after
+    it, so that the tail of a CI log names what failed the run."""
     out = ["compare: base %s vs head %s, CPU time per iteration (median of the runs), change "
            "= head/base - 1 with its interval (95%%; a confirmed suspect's at its Holm level, "
            "named in the check)" % (rev_text(result.base), rev_text(result.head)), ""]
     out.append("%-66s %9s %9s %7s %17s %7s  %-12s %s" % (
         "benchmark", "base", "head", "change", "interval", "instr", "verdict", "check"))
+    decisive = []
     for r in result.rows:
         lead = {"regressed": "REGRESSED ", "failed": "FAILED "}.get(r["verdict"], "")
         if lead:
-            out.append("%s%s [%s]" % (lead, r["name"], r["check"]))
+            decisive.append("%s%s [%s]" % (lead, r["name"], r["check"]))
+            out.append(decisive[-1])
             continue
         note = ("  (%s)" % r["note"]) if r.get("note") else ""
         ir = r.get("instructions")
@@ -45,6 +48,9 @@ def lines(result):
                                         "inconclusive", "same", "not-measured")
                                        if result.summary.get(v)) +
                " (%.1f minutes)" % (result.duration_s / 60))
+    if decisive:
+        out.append("what failed the compare:")
+        out.extend("  " + d for d in decisive)
     return out
 
 
