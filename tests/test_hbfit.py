@@ -98,6 +98,23 @@ for lo, hi, want in ((1.0, 50.0, "[1 s, 50 s]"), (1e-3, 1.0, "unbounded"),
     got = hbfit.fmt_interval(lo, hi)
     check(want in got, "fmt_interval(%g, %g) = %r" % (lo, hi, got))
 
+# 5c. the cliff chart's narrow panel (sizes just past 2^30) draws the largest size measured
+# below the threshold as a line: the height the cliff starts from
+from hotbench import charts  # noqa: E402
+with tempfile.TemporaryDirectory() as tmp:
+    L = 2 ** 30
+    N = np.array([L + 8192, L + 8192, L + 32768, L + 32768], dtype=float)
+    t = np.array([24.0, 25.0, 48.0, 50.0])
+    stem = os.path.join(tmp, "cliff")
+    png = charts.cliff([("s, 32 bits", N, t, L, None, (L - 2 ** 20, 13.1))], stem, "s",
+                       "payload size N", "ns/B")
+    svg = open(stem + ".svg").read() if png else ""
+    check(png == "cliff.png" and "1 MiB below the threshold (1023 MiB): 13.1 s" in svg,
+          "the cliff chart labels the size below the threshold and its time")
+    charts.cliff([("s, 32 bits", N, t, L, None)], stem, "s", "payload size N", "ns/B")
+    check("below the threshold" not in open(stem + ".svg").read(),
+          "a panel without a size below the threshold draws no such line")
+
 # 6. hotbench itself: its httpcore sink copies exactly what additive_copies says past the
 # threshold (two sizes past it differ by X(N2) - X(N1) plus the final copy's N2 - N1), and
 # report.py renders a report of a real (smoke) run

@@ -120,14 +120,17 @@ def cliff(panels, stem, colour_of, xname, per_label):
     """A piecewise-32 strategy's overflow cliff: ns per byte against size, one panel per
     strategy and capacity width, all in the colour of the strategy colour_of; xname names x
     ("payload size N"), per_label the per-byte axis.
-    panels: [(title, N, t, threshold, PiecewiseFit or None)]. The x axis is the size in MiB, or,
-    when the panel spans less than 1% of its threshold, KiB past the threshold. Panels without a
-    point are left out; None when none has one."""
+    panels: [(title, N, t, threshold, PiecewiseFit or None[, below])], below (optional) the
+    largest size measured under the threshold and its median seconds, (N, s), or None. The x
+    axis is the size in MiB, or, when the panel spans less than 1% of its threshold, KiB past
+    the threshold; there below is a horizontal line (the height the cliff starts from). Panels
+    without a point are left out; None when none has one."""
     panels = [p for p in panels if len(p[1])]
     if not panels:
         return None
     fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 4.4), squeeze=False)
-    for ax, (title, N, t, L, fit) in zip(axes[0], panels):
+    for ax, (title, N, t, L, fit, *rest) in zip(axes[0], panels):
+        below = rest[0] if rest else None
         xs, med, el, eh = _spread(N, t, 1e9)
         narrow = xs.max() - xs.min() < 0.01 * L
         off, sc = (L, 1024.0) if narrow else (0.0, 2.0 ** 20)
@@ -142,6 +145,10 @@ def cliff(panels, stem, colour_of, xname, per_label):
                     "--", color="0.3", lw=1, label="piecewise fit: " + fit.label())
         ax.axvline((L - off) / sc, color="tab:red", lw=0.8, ls=":",
                    label="overflow threshold %s" % fmt_bytes(L))
+        if narrow and below is not None:
+            ax.axhline(below[1], color=colour(colour_of), lw=0.8, ls="-.",
+                       label="%s below the threshold (%s): %.3g s" % (
+                           fmt_bytes(L - below[0]), fmt_bytes(below[0]), below[1]))
         if not narrow:
             ax.set_yscale("log")
         else:

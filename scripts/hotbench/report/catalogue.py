@@ -255,8 +255,10 @@ def _cliff_panel(ctx, v, main, main_row, strategy, bits, notes):
         N, t = np.concatenate([mN[keep], N]), np.concatenate([mt[keep], t])
         near = N >= L
         fit, val = main_row["fit"], main_row["val"]
+        under = N[~near].max() if (~near).any() else None
+        below = (under, float(np.median(t[N == under]))) if under is not None else None
         panel = ("%s, %d bits: at and just past 2^%d" % (strategy, bits, bits - 2), N[near],
-                 t[near], L, fit)
+                 t[near], L, fit, below)
     else:
         step = main.step() if main is not None else v.step()
         fit = hbfit.PiecewiseFit(N, t, bits, step)
