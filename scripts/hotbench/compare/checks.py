@@ -12,7 +12,8 @@ from ..gate.callgrind import measure_instructions
 from ..gate.measure import run_cmd
 from ..gate.stats import in_view
 from .trials import Samples, interleaved, names_filter
-from .verdicts import ORDER, combine, describe_time, instructions_verdict, pct, time_verdict
+from .verdicts import (ORDER, combine, describe_time, instructions_verdict, pct, repeated,
+                       time_verdict)
 
 
 # The screening's interval: a suspect needs its 80% interval above 1 (which 6 runs a side keep
@@ -145,41 +146,62 @@ def ir_selection(arms, manifest, opts):
     return names_filter(names) if names else None
 
 
+def count_arms(arms, settings, ir_filter, logdir, suffix, log):
+    """{arm label: {name: {per_iteration, ...}}}: each arm once under callgrind over ir_filter,
+    side by side (instruction counts do not depend on the machine's load); None (logged) when
+    callgrind is unavailable."""
+    def count(arm):
+        s = dict(settings, ir_filter=ir_filter, env=dict(settings["env"], **arm.env))
+        return measure_instructions(arm.binary, logdir, s, {}, "-" + arm.label + suffix,
+                                    lambda m: None, run_cmd)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(arms)) as pool:
+        irs = dict(zip([a.label for a in arms], pool.map(count, arms)))
+    for ir in irs.values():
+        if "unavailable" in ir:
+            log("compare: no instruction counts: " + ir["unavailable"])
+            return None
+    return {label: ir["benchmarks"] for label, ir in irs.items()}
+
+
+def per_iteration(counts, label, name):
+    return counts[label].get(name, {}).get("per_iteration")
+
+
 def instructions(rows, arms, settings, manifest, opts, out_dir, log):
-    """Each arm once under callgrind over the ir selection; adds the instructions check (or a
-    note that callgrind is unavailable)."""
+    """Each arm once under callgrind over the ir selection; the rows whose count moved are
+    counted again (verdicts.repeated: a count that differs between two runs of one binary
+    decides nothing); adds the instructions check (or a note that callgrind is unavailable)."""
     ir_filter = ir_selection(arms, manifest, opts)
     if not ir_filter:
         return
     logdir = os.path.join(out_dir, "trials")
     os.makedirs(logdir, exist_ok=True)
-
-    def count(arm):
-        s = dict(settings, ir_filter=ir_filter, env=dict(settings["env"], **arm.env))
-        return measure_instructions(arm.binary, logdir, s, {}, "-" + arm.label,
-                                    lambda m: None, run_cmd)
-
-    # both arms at once, one per CPU: instruction counts do not depend on the machine's load
     log("compare: instruction counts under callgrind, base and head side by side")
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(arms)) as pool:
-        irs = dict(zip([a.label for a in arms], pool.map(count, arms)))
-    counts = {}
-    for label, ir in irs.items():
-        if "unavailable" in ir:
-            log("compare: no instruction counts: " + ir["unavailable"])
-            return
-        counts[label] = ir["benchmarks"]
-    for name in sorted(set(counts["base"]) | set(counts["head"])):
-        b = counts["base"].get(name, {}).get("per_iteration")
-        h = counts["head"].get(name, {}).get("per_iteration")
-        iv = instructions_verdict(b, h, opts.ir_tolerance)
-        if iv is None:
-            continue
+    first = count_arms(arms, settings, ir_filter, logdir, "", log)
+    if first is None:
+        return
+    verdicts = {}
+    for name in sorted(set(first["base"]) | set(first["head"])):
+        iv = instructions_verdict(per_iteration(first, "base", name),
+                                  per_iteration(first, "head", name), opts.ir_tolerance)
+        if iv is not None:
+            verdicts[name] = iv
+    moved = [name for name, iv in verdicts.items() if iv["verdict"] != "same"]
+    if moved:
+        log("compare: %d instruction counts moved; counting them again, to see that they "
+            "repeat" % len(moved))
+        again = count_arms(arms, settings, names_filter(moved), logdir, "-again", log) or \
+            {"base": {}, "head": {}}
+        for name in moved:
+            verdicts[name] = repeated(verdicts[name], per_iteration(again, "base", name),
+                                      per_iteration(again, "head", name), opts.ir_tolerance)
+    for name, iv in verdicts.items():
         row = rows.setdefault(name, dict(name=name, family="", params=None, checks=[],
                                          time=None, note=""))
         row["instructions"] = iv
-        add(row, "instructions", iv["verdict"], "instructions: %s (%.4g -> %.4g per iteration)"
-            % (pct(iv["ratio"]), b, h))
+        add(row, "instructions", iv["verdict"], "instructions: %s (%.4g -> %.4g per iteration)%s"
+            % (pct(iv["ratio"]), iv["base"], iv["head"], iv.get("why", "")))
 
 
 def fit_exponent(points):

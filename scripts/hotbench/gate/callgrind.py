@@ -1,7 +1,8 @@
 """callgrind - instructions per iteration of the small sizes under valgrind's callgrind
 (settings' ir_filter, from the manifest's gate.ir_select), one iteration each: deterministic
 counts. harness/hb_shim.cc counts the timed loop alone (see HB_CALLGRIND there): each benchmark's
-dump is described "hb:<group>/<strategy>|<args>|<iterations>".
+dump is described "hb:<group>/<strategy>|<args>|<iterations>". The runs fix the libraries' hash
+salts ($HB_HASH_SALT, harness/hb_seed.h): with expat's random salt one binary's count moved 5%.
 """
 
 import glob
@@ -13,6 +14,7 @@ import tempfile
 from .measurement import load_run
 
 DESC = "desc: Trigger: Client Request: hb:"
+FIXED_SALT = {"HB_HASH_SALT": "0x5eed"}  # any fixed value: the counts repeat (hb_seed.h)
 
 
 def names_by_args(run):
@@ -88,6 +90,7 @@ def measure_instructions(hotbench, logdir, settings, ctx, suffix, log, run_cmd):
                "--hb_repetitions=1", "--benchmark_min_time=1e-9",
                "--benchmark_filter=" + settings["ir_filter"],
                "--benchmark_out=" + out_json, "--benchmark_out_format=json"]
+        settings = dict(settings, env=dict(settings.get("env", {}), **FIXED_SALT))
         log("gate: instruction counts: " + " ".join(
             ["%s=%s" % kv for kv in settings.get("env", {}).items()] + cmd))
         logf = os.path.join(logdir, "instructions%s.log" % suffix)
