@@ -83,9 +83,96 @@ typedef struct hb_vert_tail {
 /* indexed by hb_simd_tail_row[last byte] + len - 20, as hb_simd_tails flattened */
 static const hb_vert_tail hb_vert_tails[32] = {HB_V_ROW(0), HB_V_ROW(1)};
 
+/* The constants of the 8-wide steps, as memory operands: the compiler otherwise rebuilds
+ * set1 constants in the loop (mov, vmovd, vpbroadcastd) once the registers run out. */
+typedef struct hb_v8 {
+    _Alignas(32) int32_t v[8];
+} hb_v8;
+#define HB_V8(c)                                                                                   \
+    {                                                                                              \
+        {                                                                                          \
+            (int32_t)(c), (int32_t)(c), (int32_t)(c), (int32_t)(c), (int32_t)(c), (int32_t)(c),   \
+                (int32_t)(c), (int32_t)(c)                                                         \
+        }                                                                                          \
+    }
+enum {
+    HB_K_LOW16,     /* 0xFFFF: the low field of a pair */
+    HB_K_3,         /* months before March are < 3 */
+    HB_K_12,        /* their months counted from March */
+    HB_K_400,       /* the 400 years' shift */
+    HB_K_5243,      /* y / 100 = (y * 5243) >> 19 */
+    HB_K_979,       /* days before the month */
+    HB_K_2921,      /* 979 * 3 - 16 */
+    HB_K_1461,      /* days in 4 years */
+    HB_K_EPOCH,     /* 1970-03-01 from 0000-03-01 + 400 y, + 2 (hb_vert_days) */
+    HB_K_MDAYS,     /* HB_TS_MDAYS_BITS */
+    HB_K_28,        /* the shortest month */
+    HB_K_MD_MAX,    /* [12, 31]: month, day */
+    HB_K_FEB29,     /* [2, 29] */
+    HB_K_HM_MAX,    /* [23, 59]: hour, minute */
+    HB_K_59,        /* [59, 0]: second */
+    HB_K_9998,      /* the last year with no range check */
+    HB_K_2,         /* the first */
+    HB_K_HM,        /* [3600, 60]: hour, minute to seconds */
+    HB_K_1,         /* the sign's offset */
+    HB_K_COMMA,     /* [1, -1]: ',' in the sign's lane */
+    HB_K_DAY,       /* 86400 */
+    HB_K_100_1,     /* [100, 1]: two pairs of digits to four */
+    HB_K_0_10000,   /* [0, 10000]: the fraction's first digit */
+    HB_K_10000,
+    HB_K_LOW32,     /* 0xFFFFFFFF in each 64-bit lane */
+    HB_K_TENS,      /* bytes [10, 1]: two digits to a 16-bit number */
+    HB_K_TOP,       /* 0x80 in every byte: the flags of a bad byte */
+    HB_K_COUNT
+};
+static const hb_v8 hb_vert_k[HB_K_COUNT] = {
+    [HB_K_LOW16] = HB_V8(0xFFFF),
+    [HB_K_3] = HB_V8(3),
+    [HB_K_12] = HB_V8(12),
+    [HB_K_400] = HB_V8(400),
+    [HB_K_5243] = HB_V8(5243),
+    [HB_K_979] = HB_V8(979),
+    [HB_K_2921] = HB_V8(2921),
+    [HB_K_1461] = HB_V8(1461),
+    [HB_K_EPOCH] = HB_V8(719468 + 146097 + 1 + 1),
+    [HB_K_MDAYS] = HB_V8(HB_TS_MDAYS_BITS),
+    [HB_K_28] = HB_V8(28),
+    [HB_K_MD_MAX] = HB_V8(12 | 31 << 16),
+    [HB_K_FEB29] = HB_V8(2 | 29 << 16),
+    [HB_K_HM_MAX] = HB_V8(23 | 59 << 16),
+    [HB_K_59] = HB_V8(59),
+    [HB_K_9998] = HB_V8(9998),
+    [HB_K_2] = HB_V8(2),
+    [HB_K_HM] = HB_V8(3600 | 60 << 16),
+    [HB_K_1] = HB_V8(1),
+    [HB_K_COMMA] = HB_V8(1 | 0xFFFFu << 16),
+    [HB_K_DAY] = HB_V8(86400),
+    [HB_K_100_1] = HB_V8(100 | 1 << 16),
+    [HB_K_0_10000] = HB_V8(10000 << 16),
+    [HB_K_10000] = HB_V8(10000),
+    [HB_K_LOW32] = {{-1, 0, -1, 0, -1, 0, -1, 0}},
+    [HB_K_TENS] = HB_V8(0x010A010A),
+    [HB_K_TOP] = HB_V8(0x80808080u),
+};
+#define HB_V_LD256(p) _mm256_load_si256((const __m256i *)(const void *)(p))
+#define HB_K(name) HB_V_LD256(hb_vert_consts()[HB_K_##name].v)
+
+/* hb_vert_k through a pointer the compiler cannot see through: without it GCC folds the loads
+ * back into constants and rebuilds them in the loop (the point of the table is the memory
+ * operand). */
+__attribute__((always_inline)) static inline const hb_v8 *hb_vert_consts(void)
+{
+    const hb_v8 *k = hb_vert_k;
+    __asm__("" : "+r"(k));
+    return k;
+}
+
+/* *acc |= flags, kept in program order: an empty asm pins the accumulator, so the compiler
+ * cannot re-associate the chain into a tree that keeps every term live (and spilled). */
+#define HB_V_FLAG(acc, flags)                                                                          do {                                                                                                   *(acc) = _mm256_or_si256(*(acc), flags);                                                           __asm__("" : "+x"(*(acc)));                                                                    } while (0)
+
 /* ---- the steps of a group ------------------------------------------------------------------- */
 
-#define HB_V_LD256(p) _mm256_load_si256((const __m256i *)(const void *)(p))
 #define HB_V_PAIR(lo, hi) _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1)
 
 /* The head of rows s0 (low lane) and s4 (high lane): 16-bit [Y01 Y23 MM DD hh mm ss 0] each;
@@ -98,22 +185,22 @@ __attribute__((always_inline)) static inline __m256i hb_vert_head(const char *s0
     __m256i xa = _mm256_sub_epi8(_mm256_or_si256(a, HB_V_LD256(hb_vert_or_a)),
                                  HB_V_LD256(hb_vert_lo_a));
     __m256i xb = _mm256_sub_epi8(b, HB_V_LD256(hb_vert_lo_b));
-    *bad = _mm256_or_si256(*bad, _mm256_adds_epu8(xa, HB_V_LD256(hb_vert_bias_a)));
-    *bad = _mm256_or_si256(*bad, _mm256_adds_epu8(xb, HB_V_LD256(hb_vert_bias_b)));
+    HB_V_FLAG(bad, _mm256_adds_epu8(xa, HB_V_LD256(hb_vert_bias_a)));
+    HB_V_FLAG(bad, _mm256_adds_epu8(xb, HB_V_LD256(hb_vert_bias_b)));
     __m256i digits = _mm256_or_si256(_mm256_shuffle_epi8(xa, HB_V_LD256(hb_vert_shuf_a)),
                                      _mm256_shuffle_epi8(xb, HB_V_LD256(hb_vert_shuf_b)));
-    return _mm256_maddubs_epi16(digits, _mm256_set1_epi16(0x010A));
+    return _mm256_maddubs_epi16(digits, HB_K(TENS));
 }
 
 /* The tail of the row s[0, len), 20 <= len <= 35: lanes 0-3 the offset's digits, 5 its sign
  * minus '+', 7-15 the fraction's nine digits (zero-padded); top bits into *bad. */
 __attribute__((always_inline)) static inline __m128i hb_vert_tail_row(const char *s, size_t len,
-                                                                      __m128i *bad)
+                                                                      __m256i *bad)
 {
     const hb_vert_tail *t =
         hb_vert_tails + hb_simd_tail_row[(unsigned char)s[len - 1]] + (len - HB_RFC3339_MIN_LEN);
     __m128i x = _mm_sub_epi8(_mm_or_si128(HB_LDU(s + len - 16), HB_LD(t->orm)), HB_LD(t->lo));
-    *bad = _mm_or_si128(*bad, _mm_adds_epu8(x, HB_LD(t->bias)));
+    HB_V_FLAG(bad, _mm256_zextsi128_si256(_mm_adds_epu8(x, HB_LD(t->bias))));
     return _mm_shuffle_epi8(x, HB_LD(t->shuf));
 }
 
@@ -147,19 +234,19 @@ __attribute__((always_inline)) static inline int hb_vert_lengths_ok(const hb_rfc
 __attribute__((always_inline)) static inline __m256i hb_vert_days(__m256i year, __m256i month,
                                                                   __m256i day)
 {
-    __m256i jan_feb = _mm256_cmpgt_epi32(_mm256_set1_epi32(3), month); /* all-ones: -1 */
-    __m256i y = _mm256_add_epi32(_mm256_add_epi32(year, jan_feb), _mm256_set1_epi32(400));
-    __m256i m = _mm256_add_epi32(month, _mm256_and_si256(jan_feb, _mm256_set1_epi32(12)));
-    __m256i c = _mm256_srli_epi16(_mm256_mulhi_epu16(y, _mm256_set1_epi32(5243)), 3);
+    __m256i jan_feb = _mm256_cmpgt_epi32(HB_K(3), month); /* all-ones: -1 */
+    __m256i y = _mm256_add_epi32(_mm256_add_epi32(year, jan_feb), HB_K(400));
+    __m256i m = _mm256_add_epi32(month, _mm256_and_si256(jan_feb, HB_K(12)));
+    __m256i c = _mm256_srli_epi16(_mm256_mulhi_epu16(y, HB_K(5243)), 3);
     __m256i before = _mm256_srli_epi32(
-        _mm256_sub_epi32(_mm256_mullo_epi16(m, _mm256_set1_epi32(979)), _mm256_set1_epi32(2921)),
+        _mm256_sub_epi32(_mm256_mullo_epi16(m, HB_K(979)), HB_K(2921)),
         5);
-    __m256i days = _mm256_srli_epi32(_mm256_mullo_epi32(y, _mm256_set1_epi32(1461)), 2);
+    __m256i days = _mm256_srli_epi32(_mm256_mullo_epi32(y, HB_K(1461)), 2);
     days = _mm256_add_epi32(_mm256_sub_epi32(days, c), _mm256_srli_epi32(c, 2));
     days = _mm256_add_epi32(_mm256_add_epi32(days, before), day);
     /* 1970-03-01 from 0000-03-01 plus 400 years, the day's - 1, and the one day lent to the
      * second of the day (hb_vert_group) */
-    return _mm256_sub_epi32(days, _mm256_set1_epi32(719468 + 146097 + 1 + 1));
+    return _mm256_sub_epi32(days, HB_K(EPOCH));
 }
 
 /* Top bits where a date field is out of range: month 1-12, day 1 to the month's length
@@ -168,20 +255,20 @@ __attribute__((always_inline)) static inline __m256i hb_vert_days(__m256i year, 
 __attribute__((always_inline)) static inline __m256i hb_vert_check_head(const __m256i h[4],
                                                                         __m256i year)
 {
-    __m256i month = _mm256_and_si256(h[1], _mm256_set1_epi32(0xFFFF));
+    __m256i month = _mm256_and_si256(h[1], HB_K(LOW16));
     __m256i day = _mm256_srli_epi32(h[1], 16);
     /* days in the month minus 28: two bits at 2 * month (0 for months 0 and 13-15) */
     __m256i mdays = _mm256_and_si256(
-        _mm256_srlv_epi32(_mm256_set1_epi32((int)HB_TS_MDAYS_BITS), _mm256_add_epi32(month, month)),
-        _mm256_set1_epi32(3));
-    __m256i bad = _mm256_cmpgt_epi32(day, _mm256_add_epi32(mdays, _mm256_set1_epi32(28)));
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(h[1], _mm256_set1_epi32(12 | 31 << 16)));
+        _mm256_srlv_epi32(HB_K(MDAYS), _mm256_add_epi32(month, month)),
+        HB_K(3));
+    __m256i bad = _mm256_cmpgt_epi32(day, _mm256_add_epi32(mdays, HB_K(28)));
+    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(h[1], HB_K(MD_MAX)));
     bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(h[1], _mm256_setzero_si256()));
-    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(h[1], _mm256_set1_epi32(2 | 29 << 16)));
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(h[2], _mm256_set1_epi32(23 | 59 << 16)));
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(h[3], _mm256_set1_epi32(59)));
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(year, _mm256_set1_epi32(9998)));
-    return _mm256_or_si256(bad, _mm256_cmpgt_epi32(_mm256_set1_epi32(2), year));
+    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(h[1], HB_K(FEB29)));
+    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(h[2], HB_K(HM_MAX)));
+    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(h[3], HB_K(59)));
+    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(year, HB_K(9998)));
+    return _mm256_or_si256(bad, _mm256_cmpgt_epi32(HB_K(2), year));
 }
 
 /* Stores 8 rows: secs_e/secs_o the seconds of lanes 0, 2 | 4, 6 and 1, 3 | 5, 7 (64-bit),
@@ -189,7 +276,7 @@ __attribute__((always_inline)) static inline __m256i hb_vert_check_head(const __
 __attribute__((always_inline)) static inline void hb_vert_store(__m256i secs_e, __m256i secs_o,
                                                                 __m256i nanos, hb_rfc3339_time *out)
 {
-    __m256i n_e = _mm256_and_si256(nanos, _mm256_set1_epi64x(0xFFFFFFFF));
+    __m256i n_e = _mm256_and_si256(nanos, HB_K(LOW32));
     __m256i n_o = _mm256_srli_epi64(nanos, 32);
     __m256i r04 = _mm256_unpacklo_epi64(secs_e, n_e), r26 = _mm256_unpackhi_epi64(secs_e, n_e);
     __m256i r15 = _mm256_unpacklo_epi64(secs_o, n_o), r37 = _mm256_unpackhi_epi64(secs_o, n_o);
@@ -212,46 +299,43 @@ __attribute__((always_inline)) static inline int hb_vert_group(const char *base,
                                                                hb_rfc3339_time *out)
 {
     __m256i bad = _mm256_setzero_si256(), h[4], t[4];
-    __m128i bad_t = _mm_setzero_si128();
-    for (int k = 0; k < 4; k++) {
-        const char *s0 = base + sp[k].off, *s4 = base + sp[k + 4].off;
-        h[k] = hb_vert_head(s0, s4, &bad);
-        __m128i t0 = hb_vert_tail_row(s0, sp[k].len, &bad_t);
-        __m128i t4 = hb_vert_tail_row(s4, sp[k + 4].len, &bad_t);
-        t[k] = _mm256_maddubs_epi16(HB_V_PAIR(t0, t4), _mm256_set1_epi16(0x010A));
-    }
+    /* the heads: days (minus one) and the second of the day, 8 wide */
+    for (int k = 0; k < 4; k++)
+        h[k] = hb_vert_head(base + sp[k].off, base + sp[k + 4].off, &bad);
     hb_vert_transpose(h); /* [Y01 Y23] [MM DD] [hh mm] [ss 0] */
-    hb_vert_transpose(t); /* [oh om] [sign d0] [d1d2 d3d4] [d5d6 d7d8] */
-    __m256i year = _mm256_madd_epi16(h[0], _mm256_set1_epi32(100 | 1 << 16));
-    bad = _mm256_or_si256(bad, _mm256_castsi128_si256(bad_t));
+    __m256i year = _mm256_madd_epi16(h[0], HB_K(100_1));
     bad = _mm256_or_si256(bad, hb_vert_check_head(h, year));
+    __m256i days = hb_vert_days(year, _mm256_and_si256(h[1], HB_K(LOW16)),
+                                _mm256_srli_epi32(h[1], 16));
+    __m256i sod = _mm256_add_epi32(_mm256_madd_epi16(h[2], HB_K(HM)), h[3]);
+
+    /* the tails: the offset and the nanoseconds */
+    for (int k = 0; k < 4; k++) {
+        __m128i t0 = hb_vert_tail_row(base + sp[k].off, sp[k].len, &bad);
+        __m128i t4 = hb_vert_tail_row(base + sp[k + 4].off, sp[k + 4].len, &bad);
+        t[k] = _mm256_maddubs_epi16(HB_V_PAIR(t0, t4), HB_K(TENS));
+    }
+    hb_vert_transpose(t); /* [oh om] [sign d0] [d1d2 d3d4] [d5d6 d7d8] */
     /* the offset: hh <= 23, mm <= 59, the sign '+' (0) or '-' (2), not ',' (1) */
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(t[0], _mm256_set1_epi32(23 | 59 << 16)));
-    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(t[1], _mm256_set1_epi32(1 | 0xFFFF << 16)));
-    if (!_mm256_testz_si256(bad, _mm256_set1_epi8((char)0x80)))
+    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(t[0], HB_K(HM_MAX)));
+    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(t[1], HB_K(COMMA)));
+    if (!_mm256_testz_si256(bad, HB_K(TOP)))
         return 0;
 
-    __m256i hm = _mm256_set1_epi32(3600 | 60 << 16);
-    __m256i days = hb_vert_days(year, _mm256_and_si256(h[1], _mm256_set1_epi32(0xFFFF)),
-                                _mm256_srli_epi32(h[1], 16));
     /* the offset east of UTC in seconds, negated for '+' (sign - 1 = -1) and for 'Z' (0 anyway) */
-    __m256i sign = _mm256_sub_epi32(_mm256_and_si256(t[1], _mm256_set1_epi32(0xFFFF)),
-                                    _mm256_set1_epi32(1));
-    __m256i offset = _mm256_sign_epi32(_mm256_madd_epi16(t[0], hm), sign);
+    __m256i sign = _mm256_sub_epi32(_mm256_and_si256(t[1], HB_K(LOW16)), HB_K(1));
+    __m256i offset = _mm256_sign_epi32(_mm256_madd_epi16(t[0], HB_K(HM)), sign);
     /* the second of the day minus the offset, plus the day lent by hb_vert_days: 60 .. 259139 */
-    __m256i local = _mm256_add_epi32(_mm256_add_epi32(_mm256_madd_epi16(h[2], hm), h[3]),
-                                     _mm256_add_epi32(offset, _mm256_set1_epi32(86400)));
-    __m256i day_s = _mm256_set1_epi32(86400);
-    __m256i secs_e = _mm256_add_epi64(_mm256_mul_epi32(days, day_s),
-                                      _mm256_and_si256(local, _mm256_set1_epi64x(0xFFFFFFFF)));
-    __m256i secs_o = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(days, 32), day_s),
+    __m256i local = _mm256_add_epi32(_mm256_add_epi32(sod, offset), HB_K(DAY));
+    __m256i secs_e = _mm256_add_epi64(_mm256_mul_epi32(days, HB_K(DAY)),
+                                      _mm256_and_si256(local, HB_K(LOW32)));
+    __m256i secs_o = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(days, 32), HB_K(DAY)),
                                       _mm256_srli_epi64(local, 32));
     /* nanos = (d0 * 10^4 + d1d2d3d4) * 10^4 + d5d6d7d8 */
-    __m256i hundred = _mm256_set1_epi32(100 | 1 << 16);
-    __m256i hi = _mm256_add_epi32(_mm256_madd_epi16(t[1], _mm256_set1_epi32(10000 << 16)),
-                                  _mm256_madd_epi16(t[2], hundred));
-    __m256i nanos = _mm256_add_epi32(_mm256_mullo_epi32(hi, _mm256_set1_epi32(10000)),
-                                     _mm256_madd_epi16(t[3], hundred));
+    __m256i hi = _mm256_add_epi32(_mm256_madd_epi16(t[1], HB_K(0_10000)),
+                                  _mm256_madd_epi16(t[2], HB_K(100_1)));
+    __m256i nanos = _mm256_add_epi32(_mm256_mullo_epi32(hi, HB_K(10000)),
+                                     _mm256_madd_epi16(t[3], HB_K(100_1)));
     hb_vert_store(secs_e, secs_o, nanos, out);
     return 1;
 }
