@@ -61,19 +61,25 @@ _Alignas(32) static const uint8_t hb_vert_shuf_a[32] = {HB_SHUF_A, HB_SHUF_A};
 _Alignas(32) static const uint8_t hb_vert_shuf_b[32] = {HB_SHUF_B, HB_SHUF_B};
 #undef D_
 
-/* The tail templates: hb_simd_tails' entries with the range turned into a bias. */
+/* The tail templates: hb_simd_tails' entries with the range turned into a bias, and no or-mask:
+ * the row of the table is chosen by the last byte (hb_simd_tail_row), so in a 'Z' row that byte
+ * is 'Z' or 'z' already and its lane may hold anything; a shape no valid string has gets a bias
+ * of 0x80, which flags every lane whatever the bytes. */
 typedef struct hb_vert_tail {
-    _Alignas(16) uint8_t orm[16];
     _Alignas(16) uint8_t lo[16];
     _Alignas(16) uint8_t bias[16];
     _Alignas(16) uint8_t shuf[16];
+    _Alignas(16) uint8_t pad[16]; /* 64 bytes: the index scales by a shift */
 } hb_vert_tail;
 
-#define HB_V_BIAS_L(z, L, i) HB_V_BIAS(HB_T_RNG_L(z, L, i))
+#define HB_V_ANY(z, L, i) (HB_T_CLASS(z, HB_T_F(z, L), i) == 3) /* only when HB_T_OK */
+#define HB_V_LO_L(z, L, i) (HB_T_OK(z, L) && !HB_V_ANY(z, L, i) ? HB_T_LO_L(z, L, i) : 0)
+#define HB_V_BIAS_L(z, L, i)                                                                       \
+    (!HB_T_OK(z, L) ? 0x80 : HB_V_ANY(z, L, i) ? 0 : HB_V_BIAS(HB_T_RNG_L(z, L, i)))
 #define HB_V_ENTRY(z, L)                                                                           \
     {                                                                                              \
-        HB_T_LANES(HB_T_OR_L, z, L), HB_T_LANES(HB_T_LO_L, z, L), HB_T_LANES(HB_V_BIAS_L, z, L),   \
-            HB_T_LANES(HB_T_SHUF_L, z, L)                                                          \
+        HB_T_LANES(HB_V_LO_L, z, L), HB_T_LANES(HB_V_BIAS_L, z, L),                                \
+            HB_T_LANES(HB_T_SHUF_L, z, L), {0}                                                     \
     }
 #define HB_V_ROW(z)                                                                                \
     HB_V_ENTRY(z, 0), HB_V_ENTRY(z, 1), HB_V_ENTRY(z, 2), HB_V_ENTRY(z, 3), HB_V_ENTRY(z, 4),      \
@@ -169,7 +175,16 @@ __attribute__((always_inline)) static inline const hb_v8 *hb_vert_consts(void)
 
 /* *acc |= flags, kept in program order: an empty asm pins the accumulator, so the compiler
  * cannot re-associate the chain into a tree that keeps every term live (and spilled). */
-#define HB_V_FLAG(acc, flags)                                                                          do {                                                                                                   *(acc) = _mm256_or_si256(*(acc), flags);                                                           __asm__("" : "+x"(*(acc)));                                                                    } while (0)
+#define HB_V_FLAG(acc, flags)                                                                      \
+    do {                                                                                           \
+        *(acc) = _mm256_or_si256(*(acc), flags);                                                   \
+        __asm__("" : "+x"(*(acc)));                                                                \
+    } while (0)
+#define HB_V_FLAG128(acc, flags)                                                                   \
+    do {                                                                                           \
+        *(acc) = _mm_or_si128(*(acc), flags);                                                      \
+        __asm__("" : "+x"(*(acc)));                                                                \
+    } while (0)
 
 /* ---- the steps of a group ------------------------------------------------------------------- */
 
@@ -195,12 +210,12 @@ __attribute__((always_inline)) static inline __m256i hb_vert_head(const char *s0
 /* The tail of the row s[0, len), 20 <= len <= 35: lanes 0-3 the offset's digits, 5 its sign
  * minus '+', 7-15 the fraction's nine digits (zero-padded); top bits into *bad. */
 __attribute__((always_inline)) static inline __m128i hb_vert_tail_row(const char *s, size_t len,
-                                                                      __m256i *bad)
+                                                                      __m128i *bad)
 {
     const hb_vert_tail *t =
         hb_vert_tails + hb_simd_tail_row[(unsigned char)s[len - 1]] + (len - HB_RFC3339_MIN_LEN);
-    __m128i x = _mm_sub_epi8(_mm_or_si128(HB_LDU(s + len - 16), HB_LD(t->orm)), HB_LD(t->lo));
-    HB_V_FLAG(bad, _mm256_zextsi128_si256(_mm_adds_epu8(x, HB_LD(t->bias))));
+    __m128i x = _mm_sub_epi8(HB_LDU(s + len - 16), HB_LD(t->lo));
+    HB_V_FLAG128(bad, _mm_adds_epu8(x, HB_LD(t->bias)));
     return _mm_shuffle_epi8(x, HB_LD(t->shuf));
 }
 
@@ -310,12 +325,14 @@ __attribute__((always_inline)) static inline int hb_vert_group(const char *base,
     __m256i sod = _mm256_add_epi32(_mm256_madd_epi16(h[2], HB_K(HM)), h[3]);
 
     /* the tails: the offset and the nanoseconds */
+    __m128i bad_t = _mm_setzero_si128();
     for (int k = 0; k < 4; k++) {
-        __m128i t0 = hb_vert_tail_row(base + sp[k].off, sp[k].len, &bad);
-        __m128i t4 = hb_vert_tail_row(base + sp[k + 4].off, sp[k + 4].len, &bad);
+        __m128i t0 = hb_vert_tail_row(base + sp[k].off, sp[k].len, &bad_t);
+        __m128i t4 = hb_vert_tail_row(base + sp[k + 4].off, sp[k + 4].len, &bad_t);
         t[k] = _mm256_maddubs_epi16(HB_V_PAIR(t0, t4), HB_K(TENS));
     }
     hb_vert_transpose(t); /* [oh om] [sign d0] [d1d2 d3d4] [d5d6 d7d8] */
+    bad = _mm256_or_si256(bad, _mm256_zextsi128_si256(bad_t));
     /* the offset: hh <= 23, mm <= 59, the sign '+' (0) or '-' (2), not ',' (1) */
     bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(t[0], HB_K(HM_MAX)));
     bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(t[1], HB_K(COMMA)));
