@@ -1,22 +1,23 @@
-/* rfc3339_vert.h - private: the AVX2 batch's 8-row vertical kernel, included by rfc3339_avx2.c
- * only (after rfc3339_simd.h with HB_SIMD_AVX2 defined; -mavx2, run after run-time dispatch).
+/* rfc3339_vert.h - private: the SIMD batch's vertical kernel, several rows at a time, included
+ * after rfc3339_simd.h by rfc3339_avx2.c (HB_SIMD_AVX2: 8 rows a group, 256-bit registers) and
+ * rfc3339_sse41.c (4 rows a group, 128-bit), which only run after run-time dispatch.
  *
- * The one-row kernel (rfc3339_simd.h) spends about 60 of its 98 instructions a row in scalar
- * code: table lookups of the date, moves from vector to scalar registers, the arithmetic of the
- * instant. Here a group of 8 rows shares that work:
- *   1. the spans: all 8 lengths checked in one compare (20 <= len <= 35, before any load);
- *   2. the head, two rows per 256-bit register (row k low, row k + 4 high): the templates of
- *      rfc3339_simd.h applied to s[0, 16) and s[3, 19), the 14 digits gathered and paired by
- *      (10,1) into [Y01 Y23 MM DD hh mm ss 0] as 16-bit lanes;
+ * The one-row kernel (rfc3339_simd.h) spends about 60 of its 98 instructions a row (AVX2) in
+ * scalar code: table lookups of the date, moves from vector to scalar registers, the arithmetic
+ * of the instant. Here a group of G rows (G = HB_V_ROWS) shares that work:
+ *   1. the spans: all G lengths checked in one compare (20 <= len <= 35, before any load);
+ *   2. the head: the templates of rfc3339_simd.h applied to s[0, 16) and s[3, 19), the 14 digits
+ *      gathered and paired by (10,1) into [Y01 Y23 MM DD hh mm ss 0] as 16-bit lanes; with AVX2
+ *      two rows per register (row k low, row k + 4 high);
  *   3. the tail, one row per 128-bit register: its template from hb_vert_tails (indexed as
  *      hb_simd_tails) gives [oh om sign d0 d1d2 d3d4 d5d6 d7d8], the same shape;
  *   4. a 4 x 4 transpose of 32-bit lanes (unpack 32, unpack 64) turns each pair of fields into
- *      one register with row k in lane k;
- *   5. every check and the arithmetic run 8 rows wide: field ranges, the month's length by a
- *      variable shift of the packed table of month lengths, days from civil (Hinnant's, as
- *      hb_days_from_civil, with y / 100 by a 16-bit high multiply), seconds of the day, the
- *      signed offset (vpsignd), nanoseconds, then days * 86400 in two 32x32->64 multiplies;
- *   6. four unpacks give 8 rows of {seconds, nanos, 0}, stored as 16-byte rows.
+ *      one register with row r in lane r;
+ *   5. every check and the arithmetic run G rows wide: field ranges, the month's length by a
+ *      byte shuffle, days from civil (Hinnant's, as hb_days_from_civil, with y / 100 by a 16-bit
+ *      high multiply), seconds of the day, the signed offset (psignd), nanoseconds, then
+ *      days * 86400 in two 32x32->64 multiplies;
+ *   6. unpacks give G rows of {seconds, nanos, 0}, stored as 16-byte rows.
  * Validation uses "bytes minus lower bound, plus (127 - range) saturating": the top bit of each
  * byte is set exactly when the byte is out of its range; every check is or-ed into one register
  * and tested once per group.
@@ -31,11 +32,36 @@
 #ifndef HB_RFC3339_VERT_H
 #define HB_RFC3339_VERT_H
 
-#ifndef HB_SIMD_AVX2
-#error "rfc3339_vert.h is the AVX2 build's batch: include it after rfc3339_simd.h with HB_SIMD_AVX2"
-#endif
-
 #include "rfc3339_simd.h"
+
+/* ---- the width: one set of names for both builds ---------------------------------------------- */
+
+#ifdef HB_SIMD_AVX2
+#define HB_V_ROWS 8 /* rows a group */
+typedef __m256i hb_vec;
+#define HB_VI(op) _mm256_##op /* the integer operations, same name in both widths */
+#define HB_V_OR _mm256_or_si256
+#define HB_V_AND _mm256_and_si256
+#define HB_V_TESTZ _mm256_testz_si256
+#define HB_V_ZERO _mm256_setzero_si256
+#define HB_V_LOAD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
+#define HB_V_LOADU(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define HB_V_FROM128 _mm256_zextsi128_si256
+/* rows p (low lane) and q (high lane) of a register */
+#define HB_V_ROWPAIR(p, q) _mm256_inserti128_si256(_mm256_castsi128_si256(p), q, 1)
+#else
+#define HB_V_ROWS 4
+typedef __m128i hb_vec;
+#define HB_VI(op) _mm_##op
+#define HB_V_OR _mm_or_si128
+#define HB_V_AND _mm_and_si128
+#define HB_V_TESTZ _mm_testz_si128
+#define HB_V_ZERO _mm_setzero_si128
+#define HB_V_LOAD(p) _mm_load_si128((const __m128i *)(const void *)(p))
+#define HB_V_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define HB_V_FROM128(x) (x)
+#define HB_V_ROWPAIR(p, q) (p) /* one row a register: q is not used */
+#endif
 
 /* ---- templates ------------------------------------------------------------------------------ */
 
@@ -45,8 +71,8 @@
 #define HB_V_BIAS(r) ((r) == 0xFF ? 0 : 0x7F - (r))
 
 #define D_ '0'
-/* the head, as rfc3339_simd.h's A and B, for two rows (row k low, row k + 4 high); B's 'T'
- * (byte 10, also A's lane 10) is left to A so that B needs no or */
+/* the head, as rfc3339_simd.h's A and B, twice (AVX2: two rows a register; SSE4.1 reads the
+ * first 16 bytes); B's 'T' (byte 10, also A's lane 10) is left to A so that B needs no or */
 #define HB_V_LO_A D_, D_, D_, D_, '-', D_, D_, '-', D_, D_, 't', D_, D_, ':', D_, D_
 #define HB_V_LO_B D_, '-', D_, D_, '-', D_, D_, 0, D_, D_, ':', D_, D_, ':', D_, D_
 #define HB_V_BI_A 118, 118, 118, 118, 127, 118, 118, 127, 118, 118, 127, 118, 118, 127, 118, 118
@@ -89,8 +115,9 @@ typedef struct hb_vert_tail {
 /* indexed by hb_simd_tail_row[last byte] + len - 20, as hb_simd_tails flattened */
 static const hb_vert_tail hb_vert_tails[32] = {HB_V_ROW(0), HB_V_ROW(1)};
 
-/* The constants of the 8-wide steps, as memory operands: the compiler otherwise rebuilds
- * set1 constants in the loop (mov, vmovd, vpbroadcastd) once the registers run out. */
+/* The constants of the G-wide steps, as memory operands: the compiler otherwise rebuilds
+ * set1 constants in the loop (mov, vmovd, vpbroadcastd) once the registers run out. 32 bytes
+ * each; the SSE4.1 build reads the first 16. */
 typedef struct hb_v8 {
     _Alignas(32) int32_t v[8];
 } hb_v8;
@@ -101,38 +128,48 @@ typedef struct hb_v8 {
                 (int32_t)(c), (int32_t)(c)                                                         \
         }                                                                                          \
     }
+#define HB_V4(a, b, c, d)                                                                          \
+    {                                                                                              \
+        {                                                                                          \
+            (int32_t)(a), (int32_t)(b), (int32_t)(c), (int32_t)(d), (int32_t)(a), (int32_t)(b),    \
+                (int32_t)(c), (int32_t)(d)                                                         \
+        }                                                                                          \
+    }
 enum {
-    HB_K_LOW16,     /* 0xFFFF: the low field of a pair */
-    HB_K_3,         /* months before March are < 3 */
-    HB_K_12,        /* their months counted from March */
-    HB_K_400,       /* the 400 years' shift */
-    HB_K_5243,      /* y / 100 = (y * 5243) >> 19 */
-    HB_K_979,       /* days before the month */
-    HB_K_2921,      /* 979 * 3 - 16 */
-    HB_K_1461,      /* days in 4 years */
-    HB_K_EPOCH,     /* 1970-03-01 from 0000-03-01 + 400 y, + 2 (hb_vert_days) */
-    HB_K_MDAYS,     /* HB_TS_MDAYS_BITS */
-    HB_K_28,        /* the shortest month */
-    HB_K_MD_MAX,    /* [12, 31]: month, day */
-    HB_K_FEB29,     /* [2, 29] */
-    HB_K_HM_MAX,    /* [23, 59]: hour, minute */
-    HB_K_59,        /* [59, 0]: second */
-    HB_K_9998,      /* the last year with no range check */
-    HB_K_2,         /* the first */
-    HB_K_HM,        /* [3600, 60]: hour, minute to seconds */
-    HB_K_1,         /* the sign's offset */
-    HB_K_COMMA,     /* [1, -1]: ',' in the sign's lane */
-    HB_K_DAY,       /* 86400 */
-    HB_K_100_1,     /* [100, 1]: two pairs of digits to four */
-    HB_K_0_10000,   /* [0, 10000]: the fraction's first digit */
+    HB_K_LOW16,   /* 0xFFFF: the low field of a pair */
+    HB_K_LOW8,    /* 0xFF */
+    HB_K_3,       /* months before March are < 3 */
+    HB_K_12,      /* their months counted from March */
+    HB_K_400,     /* the 400 years' shift */
+    HB_K_5243,    /* y / 100 = (y * 5243) >> 19 */
+    HB_K_979,     /* days before the month */
+    HB_K_2921,    /* 979 * 3 - 16 */
+    HB_K_1461,    /* days in 4 years */
+    HB_K_EPOCH,   /* 1970-03-01 from 0000-03-01 + 400 y, + 2 (hb_vert_days) */
+    HB_K_MLEN,    /* bytes: the length of month 0-15 (0 for months 0 and 13-15; February 29) */
+    HB_K_MD_MAX,  /* [12, 31]: month, day */
+    HB_K_FEB29,   /* [2, 29] */
+    HB_K_HM_MAX,  /* [23, 59]: hour, minute */
+    HB_K_59,      /* [59, 0]: second */
+    HB_K_9998,    /* the last year with no range check */
+    HB_K_2,       /* the first */
+    HB_K_HM,      /* [3600, 60]: hour, minute to seconds */
+    HB_K_1,       /* the sign's offset */
+    HB_K_COMMA,   /* [1, -1]: ',' in the sign's lane */
+    HB_K_DAY,     /* 86400 */
+    HB_K_100_1,   /* [100, 1]: two pairs of digits to four */
+    HB_K_0_10000, /* [0, 10000]: the fraction's first digit */
     HB_K_10000,
-    HB_K_LOW32,     /* 0xFFFFFFFF in each 64-bit lane */
-    HB_K_TENS,      /* bytes [10, 1]: two digits to a 16-bit number */
-    HB_K_TOP,       /* 0x80 in every byte: the flags of a bad byte */
+    HB_K_LOW32,   /* 0xFFFFFFFF in each 64-bit lane */
+    HB_K_TENS,    /* bytes [10, 1]: two digits to a 16-bit number */
+    HB_K_TOP,     /* 0x80 in every byte: the flags of a bad byte */
+    HB_K_LEN_MIN, /* spans as dwords [off, len]: [0, 20] */
+    HB_K_LEN_BIG, /* [0, ~15]: bits a length minus 20 may not have */
     HB_K_COUNT
 };
 static const hb_v8 hb_vert_k[HB_K_COUNT] = {
     [HB_K_LOW16] = HB_V8(0xFFFF),
+    [HB_K_LOW8] = HB_V8(0xFF),
     [HB_K_3] = HB_V8(3),
     [HB_K_12] = HB_V8(12),
     [HB_K_400] = HB_V8(400),
@@ -141,8 +178,8 @@ static const hb_v8 hb_vert_k[HB_K_COUNT] = {
     [HB_K_2921] = HB_V8(2921),
     [HB_K_1461] = HB_V8(1461),
     [HB_K_EPOCH] = HB_V8(719468 + 146097 + 1 + 1),
-    [HB_K_MDAYS] = HB_V8(HB_TS_MDAYS_BITS),
-    [HB_K_28] = HB_V8(28),
+    /* months 0-15: 0 31 29 31 | 30 31 30 31 | 31 30 31 30 | 31 0 0 0, little-endian */
+    [HB_K_MLEN] = HB_V4(0x1F1D1F00, 0x1F1E1F1E, 0x1E1F1E1F, 0x0000001F),
     [HB_K_MD_MAX] = HB_V8(12 | 31 << 16),
     [HB_K_FEB29] = HB_V8(2 | 29 << 16),
     [HB_K_HM_MAX] = HB_V8(23 | 59 << 16),
@@ -156,12 +193,13 @@ static const hb_v8 hb_vert_k[HB_K_COUNT] = {
     [HB_K_100_1] = HB_V8(100 | 1 << 16),
     [HB_K_0_10000] = HB_V8(10000 << 16),
     [HB_K_10000] = HB_V8(10000),
-    [HB_K_LOW32] = {{-1, 0, -1, 0, -1, 0, -1, 0}},
+    [HB_K_LOW32] = HB_V4(-1, 0, -1, 0),
     [HB_K_TENS] = HB_V8(0x010A010A),
     [HB_K_TOP] = HB_V8(0x80808080u),
+    [HB_K_LEN_MIN] = HB_V4(0, 20, 0, 20),
+    [HB_K_LEN_BIG] = HB_V4(0, -16, 0, -16),
 };
-#define HB_V_LD256(p) _mm256_load_si256((const __m256i *)(const void *)(p))
-#define HB_K(name) HB_V_LD256(hb_vert_consts()[HB_K_##name].v)
+#define HB_K(name) HB_V_LOAD(hb_vert_consts()[HB_K_##name].v)
 
 /* hb_vert_k through a pointer the compiler cannot see through: without it GCC folds the loads
  * back into constants and rebuilds them in the loop (the point of the table is the memory
@@ -177,7 +215,7 @@ __attribute__((always_inline)) static inline const hb_v8 *hb_vert_consts(void)
  * cannot re-associate the chain into a tree that keeps every term live (and spilled). */
 #define HB_V_FLAG(acc, flags)                                                                      \
     do {                                                                                           \
-        *(acc) = _mm256_or_si256(*(acc), flags);                                                   \
+        *(acc) = HB_V_OR(*(acc), flags);                                                           \
         __asm__("" : "+x"(*(acc)));                                                                \
     } while (0)
 #define HB_V_FLAG128(acc, flags)                                                                   \
@@ -188,23 +226,21 @@ __attribute__((always_inline)) static inline const hb_v8 *hb_vert_consts(void)
 
 /* ---- the steps of a group ------------------------------------------------------------------- */
 
-#define HB_V_PAIR(lo, hi) _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1)
-
-/* The head of rows s0 (low lane) and s4 (high lane): 16-bit [Y01 Y23 MM DD hh mm ss 0] each;
- * out-of-range bytes set top bits in *bad. */
-__attribute__((always_inline)) static inline __m256i hb_vert_head(const char *s0, const char *s4,
-                                                                  __m256i *bad)
+/* The head of row s0 (with AVX2 also s4, in the high lane): 16-bit [Y01 Y23 MM DD hh mm ss 0]
+ * each; out-of-range bytes set top bits in *bad. */
+__attribute__((always_inline)) static inline hb_vec hb_vert_head(const char *s0, const char *s4,
+                                                                 hb_vec *bad)
 {
-    __m256i a = HB_V_PAIR(HB_LDU(s0), HB_LDU(s4));
-    __m256i b = HB_V_PAIR(HB_LDU(s0 + 3), HB_LDU(s4 + 3));
-    __m256i xa = _mm256_sub_epi8(_mm256_or_si256(a, HB_V_LD256(hb_vert_or_a)),
-                                 HB_V_LD256(hb_vert_lo_a));
-    __m256i xb = _mm256_sub_epi8(b, HB_V_LD256(hb_vert_lo_b));
-    HB_V_FLAG(bad, _mm256_adds_epu8(xa, HB_V_LD256(hb_vert_bias_a)));
-    HB_V_FLAG(bad, _mm256_adds_epu8(xb, HB_V_LD256(hb_vert_bias_b)));
-    __m256i digits = _mm256_or_si256(_mm256_shuffle_epi8(xa, HB_V_LD256(hb_vert_shuf_a)),
-                                     _mm256_shuffle_epi8(xb, HB_V_LD256(hb_vert_shuf_b)));
-    return _mm256_maddubs_epi16(digits, HB_K(TENS));
+    (void)s4;
+    hb_vec a = HB_V_ROWPAIR(HB_LDU(s0), HB_LDU(s4));
+    hb_vec b = HB_V_ROWPAIR(HB_LDU(s0 + 3), HB_LDU(s4 + 3));
+    hb_vec xa = HB_VI(sub_epi8)(HB_V_OR(a, HB_V_LOAD(hb_vert_or_a)), HB_V_LOAD(hb_vert_lo_a));
+    hb_vec xb = HB_VI(sub_epi8)(b, HB_V_LOAD(hb_vert_lo_b));
+    HB_V_FLAG(bad, HB_VI(adds_epu8)(xa, HB_V_LOAD(hb_vert_bias_a)));
+    HB_V_FLAG(bad, HB_VI(adds_epu8)(xb, HB_V_LOAD(hb_vert_bias_b)));
+    hb_vec digits = HB_V_OR(HB_VI(shuffle_epi8)(xa, HB_V_LOAD(hb_vert_shuf_a)),
+                            HB_VI(shuffle_epi8)(xb, HB_V_LOAD(hb_vert_shuf_b)));
+    return HB_VI(maddubs_epi16)(digits, HB_K(TENS));
 }
 
 /* The tail of the row s[0, len), 20 <= len <= 35: lanes 0-3 the offset's digits, 5 its sign
@@ -219,156 +255,164 @@ __attribute__((always_inline)) static inline __m128i hb_vert_tail_row(const char
     return _mm_shuffle_epi8(x, HB_LD(t->shuf));
 }
 
-/* Transposes 32-bit lanes: v[k] holds rows k (low lane) and k + 4 (high) as 4 dwords each; after,
- * v[j] holds dword j of row r in lane r. */
-__attribute__((always_inline)) static inline void hb_vert_transpose(__m256i v[4])
+/* Transposes 32-bit lanes: v[k] holds row k (with AVX2 rows k and k + 4, one a 128-bit lane)
+ * as 4 dwords; after, v[j] holds dword j of row r in lane r. */
+__attribute__((always_inline)) static inline void hb_vert_transpose(hb_vec v[4])
 {
-    __m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]), t1 = _mm256_unpackhi_epi32(v[0], v[1]);
-    __m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]), t3 = _mm256_unpackhi_epi32(v[2], v[3]);
-    v[0] = _mm256_unpacklo_epi64(t0, t2);
-    v[1] = _mm256_unpackhi_epi64(t0, t2);
-    v[2] = _mm256_unpacklo_epi64(t1, t3);
-    v[3] = _mm256_unpackhi_epi64(t1, t3);
+    hb_vec t0 = HB_VI(unpacklo_epi32)(v[0], v[1]), t1 = HB_VI(unpackhi_epi32)(v[0], v[1]);
+    hb_vec t2 = HB_VI(unpacklo_epi32)(v[2], v[3]), t3 = HB_VI(unpackhi_epi32)(v[2], v[3]);
+    v[0] = HB_VI(unpacklo_epi64)(t0, t2);
+    v[1] = HB_VI(unpackhi_epi64)(t0, t2);
+    v[2] = HB_VI(unpacklo_epi64)(t1, t3);
+    v[3] = HB_VI(unpackhi_epi64)(t1, t3);
 }
 
-/* Nonzero (in some top bit) where a length is outside 20..35: the 8 spans at sp. */
+/* Nonzero when all G lengths of the spans at sp are 20..35 (dwords off, len, off, len ...:
+ * len - 20 must be 0..15; the offsets are masked out). */
 __attribute__((always_inline)) static inline int hb_vert_lengths_ok(const hb_rfc3339_span *sp)
 {
-    /* dwords off, len, off, len ...: len - 20 must be 0..15; the offsets are masked out */
-    const __m256i min = _mm256_setr_epi32(0, 20, 0, 20, 0, 20, 0, 20);
-    const __m256i high = _mm256_setr_epi32(0, -16, 0, -16, 0, -16, 0, -16);
-    __m256i a = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(const void *)sp), min);
-    __m256i b = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(sp + 4)), min);
-    return _mm256_testz_si256(_mm256_or_si256(a, b), high);
+    hb_vec a = HB_VI(sub_epi32)(HB_V_LOADU(sp), HB_K(LEN_MIN));
+    hb_vec b = HB_VI(sub_epi32)(HB_V_LOADU(sp + HB_V_ROWS / 2), HB_K(LEN_MIN));
+    return HB_V_TESTZ(HB_V_OR(a, b), HB_K(LEN_BIG));
 }
 
-/* Days from 1970-01-01, minus one, of 8 dates: y the year (2-9998), m the month (1-12), d the
- * day (1-31), 32-bit lanes. hb_days_from_civil, 8 wide: the year counted from March and shifted
+/* Days from 1970-01-01, minus one, of G dates: y the year (2-9998), m the month (1-12), d the
+ * day (1-31), 32-bit lanes. hb_days_from_civil, G wide: the year counted from March and shifted
  * by 400, y / 100 as (y * 5243) >> 19 (exact for y < 43699), the days before the month as
  * (979 (m' - 3) + 16) / 32 with m' the month counted from March plus 3. */
-__attribute__((always_inline)) static inline __m256i hb_vert_days(__m256i year, __m256i month,
-                                                                  __m256i day)
+__attribute__((always_inline)) static inline hb_vec hb_vert_days(hb_vec year, hb_vec month,
+                                                                 hb_vec day)
 {
-    __m256i jan_feb = _mm256_cmpgt_epi32(HB_K(3), month); /* all-ones: -1 */
-    __m256i y = _mm256_add_epi32(_mm256_add_epi32(year, jan_feb), HB_K(400));
-    __m256i m = _mm256_add_epi32(month, _mm256_and_si256(jan_feb, HB_K(12)));
-    __m256i c = _mm256_srli_epi16(_mm256_mulhi_epu16(y, HB_K(5243)), 3);
-    __m256i before = _mm256_srli_epi32(
-        _mm256_sub_epi32(_mm256_mullo_epi16(m, HB_K(979)), HB_K(2921)),
-        5);
-    __m256i days = _mm256_srli_epi32(_mm256_mullo_epi32(y, HB_K(1461)), 2);
-    days = _mm256_add_epi32(_mm256_sub_epi32(days, c), _mm256_srli_epi32(c, 2));
-    days = _mm256_add_epi32(_mm256_add_epi32(days, before), day);
+    hb_vec jan_feb = HB_VI(cmpgt_epi32)(HB_K(3), month); /* all-ones: -1 */
+    hb_vec y = HB_VI(add_epi32)(HB_VI(add_epi32)(year, jan_feb), HB_K(400));
+    hb_vec m = HB_VI(add_epi32)(month, HB_V_AND(jan_feb, HB_K(12)));
+    hb_vec c = HB_VI(srli_epi16)(HB_VI(mulhi_epu16)(y, HB_K(5243)), 3);
+    hb_vec before =
+        HB_VI(srli_epi32)(HB_VI(sub_epi32)(HB_VI(mullo_epi16)(m, HB_K(979)), HB_K(2921)), 5);
+    hb_vec days = HB_VI(srli_epi32)(HB_VI(mullo_epi32)(y, HB_K(1461)), 2);
+    days = HB_VI(add_epi32)(HB_VI(sub_epi32)(days, c), HB_VI(srli_epi32)(c, 2));
+    days = HB_VI(add_epi32)(HB_VI(add_epi32)(days, before), day);
     /* 1970-03-01 from 0000-03-01 plus 400 years, the day's - 1, and the one day lent to the
      * second of the day (hb_vert_group) */
-    return _mm256_sub_epi32(days, HB_K(EPOCH));
+    return HB_VI(sub_epi32)(days, HB_K(EPOCH));
 }
 
 /* Top bits where a date field is out of range: month 1-12, day 1 to the month's length
  * (February 29 is always flagged: its year's leap rule is left to the one-row kernel), hour
  * 00-23, minute and second 00-59, year 2-9998 (h = the head's fields, transposed). */
-__attribute__((always_inline)) static inline __m256i hb_vert_check_head(const __m256i h[4],
-                                                                        __m256i year)
+__attribute__((always_inline)) static inline hb_vec hb_vert_check_head(const hb_vec h[4],
+                                                                       hb_vec year)
 {
-    __m256i month = _mm256_and_si256(h[1], HB_K(LOW16));
-    __m256i day = _mm256_srli_epi32(h[1], 16);
-    /* days in the month minus 28: two bits at 2 * month (0 for months 0 and 13-15) */
-    __m256i mdays = _mm256_and_si256(
-        _mm256_srlv_epi32(HB_K(MDAYS), _mm256_add_epi32(month, month)),
-        HB_K(3));
-    __m256i bad = _mm256_cmpgt_epi32(day, _mm256_add_epi32(mdays, HB_K(28)));
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(h[1], HB_K(MD_MAX)));
-    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(h[1], _mm256_setzero_si256()));
-    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(h[1], HB_K(FEB29)));
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(h[2], HB_K(HM_MAX)));
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(h[3], HB_K(59)));
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(year, HB_K(9998)));
-    return _mm256_or_si256(bad, _mm256_cmpgt_epi32(HB_K(2), year));
+    /* the month's length: byte 0 of each lane looked up by the month (bytes 1-3, the month's
+     * high byte and the day, look up junk and are masked off) */
+    hb_vec mlen = HB_V_AND(HB_VI(shuffle_epi8)(HB_K(MLEN), h[1]), HB_K(LOW8));
+    hb_vec bad = HB_VI(cmpgt_epi32)(HB_VI(srli_epi32)(h[1], 16), mlen);
+    bad = HB_V_OR(bad, HB_VI(cmpgt_epi16)(h[1], HB_K(MD_MAX)));
+    bad = HB_V_OR(bad, HB_VI(cmpeq_epi16)(h[1], HB_V_ZERO()));
+    bad = HB_V_OR(bad, HB_VI(cmpeq_epi32)(h[1], HB_K(FEB29)));
+    bad = HB_V_OR(bad, HB_VI(cmpgt_epi16)(h[2], HB_K(HM_MAX)));
+    bad = HB_V_OR(bad, HB_VI(cmpgt_epi16)(h[3], HB_K(59)));
+    bad = HB_V_OR(bad, HB_VI(cmpgt_epi32)(year, HB_K(9998)));
+    return HB_V_OR(bad, HB_VI(cmpgt_epi32)(HB_K(2), year));
 }
 
-/* Stores 8 rows: secs_e/secs_o the seconds of lanes 0, 2 | 4, 6 and 1, 3 | 5, 7 (64-bit),
- * nanos the nanoseconds of lanes 0-7; out[k] gets lane k as {seconds, nanos} (padding 0). */
-__attribute__((always_inline)) static inline void hb_vert_store(__m256i secs_e, __m256i secs_o,
-                                                                __m256i nanos, hb_rfc3339_time *out)
+/* Stores G rows: secs_e/secs_o the seconds of the even and odd lanes (64-bit), nanos the
+ * nanoseconds of lanes 0 .. G-1; out[r] gets lane r as {seconds, nanos} (padding 0). */
+__attribute__((always_inline)) static inline void hb_vert_store(hb_vec secs_e, hb_vec secs_o,
+                                                                hb_vec nanos, hb_rfc3339_time *out)
 {
-    __m256i n_e = _mm256_and_si256(nanos, HB_K(LOW32));
-    __m256i n_o = _mm256_srli_epi64(nanos, 32);
-    __m256i r04 = _mm256_unpacklo_epi64(secs_e, n_e), r26 = _mm256_unpackhi_epi64(secs_e, n_e);
-    __m256i r15 = _mm256_unpacklo_epi64(secs_o, n_o), r37 = _mm256_unpackhi_epi64(secs_o, n_o);
+    hb_vec n_e = HB_V_AND(nanos, HB_K(LOW32));
+    hb_vec n_o = HB_VI(srli_epi64)(nanos, 32);
+    /* [row 0 | row 4], [2 | 6], [1 | 5], [3 | 7] (SSE4.1: rows 0, 2, 1, 3) */
+    hb_vec r0 = HB_VI(unpacklo_epi64)(secs_e, n_e), r2 = HB_VI(unpackhi_epi64)(secs_e, n_e);
+    hb_vec r1 = HB_VI(unpacklo_epi64)(secs_o, n_o), r3 = HB_VI(unpackhi_epi64)(secs_o, n_o);
     __m128i *o = (__m128i *)(void *)out;
-    _mm_storeu_si128(o + 0, _mm256_castsi256_si128(r04));
-    _mm_storeu_si128(o + 1, _mm256_castsi256_si128(r15));
-    _mm_storeu_si128(o + 2, _mm256_castsi256_si128(r26));
-    _mm_storeu_si128(o + 3, _mm256_castsi256_si128(r37));
-    _mm_storeu_si128(o + 4, _mm256_extracti128_si256(r04, 1));
-    _mm_storeu_si128(o + 5, _mm256_extracti128_si256(r15, 1));
-    _mm_storeu_si128(o + 6, _mm256_extracti128_si256(r26, 1));
-    _mm_storeu_si128(o + 7, _mm256_extracti128_si256(r37, 1));
+#ifdef HB_SIMD_AVX2
+    _mm_storeu_si128(o + 0, _mm256_castsi256_si128(r0));
+    _mm_storeu_si128(o + 1, _mm256_castsi256_si128(r1));
+    _mm_storeu_si128(o + 2, _mm256_castsi256_si128(r2));
+    _mm_storeu_si128(o + 3, _mm256_castsi256_si128(r3));
+    _mm_storeu_si128(o + 4, _mm256_extracti128_si256(r0, 1));
+    _mm_storeu_si128(o + 5, _mm256_extracti128_si256(r1, 1));
+    _mm_storeu_si128(o + 6, _mm256_extracti128_si256(r2, 1));
+    _mm_storeu_si128(o + 7, _mm256_extracti128_si256(r3, 1));
+#else
+    _mm_storeu_si128(o + 0, r0);
+    _mm_storeu_si128(o + 1, r1);
+    _mm_storeu_si128(o + 2, r2);
+    _mm_storeu_si128(o + 3, r3);
+#endif
 }
 
-/* Rows base + sp[k] for k = 0..7 into out[0..8) when every one is valid, of a year 2-9998 and
- * not February 29: returns 1. Otherwise returns 0 and out is untouched (the caller runs the
- * one-row kernel). The 8 lengths must be 20-35 (hb_vert_lengths_ok). */
+/* The G rows of base at sp[0 .. G) (their lengths 20-35: hb_vert_lengths_ok) into out[0 .. G)
+ * when every one is valid, of a year 2-9998 and not February 29: returns 1. Otherwise returns 0
+ * and out is untouched (the caller runs the one-row kernel). */
 __attribute__((always_inline)) static inline int hb_vert_group(const char *base,
                                                                const hb_rfc3339_span *sp,
                                                                hb_rfc3339_time *out)
 {
-    __m256i bad = _mm256_setzero_si256(), h[4], t[4];
-    /* the heads: days (minus one) and the second of the day, 8 wide */
+    enum { HI = HB_V_ROWS / 2 }; /* AVX2: row k + 4 shares row k's register */
+    hb_vec bad = HB_V_ZERO(), h[4], t[4];
+    /* the heads: days (minus one) and the second of the day, G wide */
     for (int k = 0; k < 4; k++)
-        h[k] = hb_vert_head(base + sp[k].off, base + sp[k + 4].off, &bad);
+        h[k] = hb_vert_head(base + sp[k].off, base + sp[(k + HI) % HB_V_ROWS].off, &bad);
     hb_vert_transpose(h); /* [Y01 Y23] [MM DD] [hh mm] [ss 0] */
-    __m256i year = _mm256_madd_epi16(h[0], HB_K(100_1));
-    bad = _mm256_or_si256(bad, hb_vert_check_head(h, year));
-    __m256i days = hb_vert_days(year, _mm256_and_si256(h[1], HB_K(LOW16)),
-                                _mm256_srli_epi32(h[1], 16));
-    __m256i sod = _mm256_add_epi32(_mm256_madd_epi16(h[2], HB_K(HM)), h[3]);
+    hb_vec year = HB_VI(madd_epi16)(h[0], HB_K(100_1));
+    bad = HB_V_OR(bad, hb_vert_check_head(h, year));
+    hb_vec days =
+        hb_vert_days(year, HB_V_AND(h[1], HB_K(LOW16)), HB_VI(srli_epi32)(h[1], 16));
+    hb_vec sod = HB_VI(add_epi32)(HB_VI(madd_epi16)(h[2], HB_K(HM)), h[3]);
 
     /* the tails: the offset and the nanoseconds */
     __m128i bad_t = _mm_setzero_si128();
     for (int k = 0; k < 4; k++) {
         __m128i t0 = hb_vert_tail_row(base + sp[k].off, sp[k].len, &bad_t);
+#ifdef HB_SIMD_AVX2
         __m128i t4 = hb_vert_tail_row(base + sp[k + 4].off, sp[k + 4].len, &bad_t);
-        t[k] = _mm256_maddubs_epi16(HB_V_PAIR(t0, t4), HB_K(TENS));
+        t[k] = HB_VI(maddubs_epi16)(HB_V_ROWPAIR(t0, t4), HB_K(TENS));
+#else
+        t[k] = HB_VI(maddubs_epi16)(t0, HB_K(TENS));
+#endif
     }
     hb_vert_transpose(t); /* [oh om] [sign d0] [d1d2 d3d4] [d5d6 d7d8] */
-    bad = _mm256_or_si256(bad, _mm256_zextsi128_si256(bad_t));
+    bad = HB_V_OR(bad, HB_V_FROM128(bad_t));
     /* the offset: hh <= 23, mm <= 59, the sign '+' (0) or '-' (2), not ',' (1) */
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi16(t[0], HB_K(HM_MAX)));
-    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(t[1], HB_K(COMMA)));
-    if (!_mm256_testz_si256(bad, HB_K(TOP)))
+    bad = HB_V_OR(bad, HB_VI(cmpgt_epi16)(t[0], HB_K(HM_MAX)));
+    bad = HB_V_OR(bad, HB_VI(cmpeq_epi16)(t[1], HB_K(COMMA)));
+    if (!HB_V_TESTZ(bad, HB_K(TOP)))
         return 0;
 
     /* the offset east of UTC in seconds, negated for '+' (sign - 1 = -1) and for 'Z' (0 anyway) */
-    __m256i sign = _mm256_sub_epi32(_mm256_and_si256(t[1], HB_K(LOW16)), HB_K(1));
-    __m256i offset = _mm256_sign_epi32(_mm256_madd_epi16(t[0], HB_K(HM)), sign);
+    hb_vec sign = HB_VI(sub_epi32)(HB_V_AND(t[1], HB_K(LOW16)), HB_K(1));
+    hb_vec offset = HB_VI(sign_epi32)(HB_VI(madd_epi16)(t[0], HB_K(HM)), sign);
     /* the second of the day minus the offset, plus the day lent by hb_vert_days: 60 .. 259139 */
-    __m256i local = _mm256_add_epi32(_mm256_add_epi32(sod, offset), HB_K(DAY));
-    __m256i secs_e = _mm256_add_epi64(_mm256_mul_epi32(days, HB_K(DAY)),
-                                      _mm256_and_si256(local, HB_K(LOW32)));
-    __m256i secs_o = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(days, 32), HB_K(DAY)),
-                                      _mm256_srli_epi64(local, 32));
+    hb_vec local = HB_VI(add_epi32)(HB_VI(add_epi32)(sod, offset), HB_K(DAY));
+    hb_vec secs_e = HB_VI(add_epi64)(HB_VI(mul_epi32)(days, HB_K(DAY)),
+                                     HB_V_AND(local, HB_K(LOW32)));
+    hb_vec secs_o = HB_VI(add_epi64)(HB_VI(mul_epi32)(HB_VI(srli_epi64)(days, 32), HB_K(DAY)),
+                                     HB_VI(srli_epi64)(local, 32));
     /* nanos = (d0 * 10^4 + d1d2d3d4) * 10^4 + d5d6d7d8 */
-    __m256i hi = _mm256_add_epi32(_mm256_madd_epi16(t[1], HB_K(0_10000)),
-                                  _mm256_madd_epi16(t[2], HB_K(100_1)));
-    __m256i nanos = _mm256_add_epi32(_mm256_mullo_epi32(hi, HB_K(10000)),
-                                     _mm256_madd_epi16(t[3], HB_K(100_1)));
+    hb_vec hi = HB_VI(add_epi32)(HB_VI(madd_epi16)(t[1], HB_K(0_10000)),
+                                 HB_VI(madd_epi16)(t[2], HB_K(100_1)));
+    hb_vec nanos = HB_VI(add_epi32)(HB_VI(mullo_epi32)(hi, HB_K(10000)),
+                                    HB_VI(madd_epi16)(t[3], HB_K(100_1)));
     hb_vert_store(secs_e, secs_o, nanos, out);
     return 1;
 }
 
-/* hb_rfc3339_batch_avx2: groups of 8 rows through hb_vert_group, the rest (and every group it
- * declines) through the one-row kernel. Same contract as hb_simd_batch. */
+/* The batch of rfc3339_avx2.c and rfc3339_sse41.c: groups of G rows through hb_vert_group, the
+ * rest (and every group it declines) through the one-row kernel. Same contract as
+ * hb_simd_batch: out[i] for spans[i], HB_RFC3339_BAD_* where rejected; returns the number
+ * rejected. */
 __attribute__((always_inline)) static inline size_t
 hb_vert_batch(const char *base, const hb_rfc3339_span *spans, size_t n, hb_rfc3339_time *out)
 {
     size_t rejected = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        if (__builtin_expect(hb_vert_lengths_ok(spans + i) && hb_vert_group(base, spans + i,
-                                                                            out + i),
-                             1))
+    for (; i + HB_V_ROWS <= n; i += HB_V_ROWS) {
+        if (__builtin_expect(
+                hb_vert_lengths_ok(spans + i) && hb_vert_group(base, spans + i, out + i), 1))
             continue;
-        rejected += hb_simd_batch(base, spans + i, 8, out + i);
+        rejected += hb_simd_batch(base, spans + i, HB_V_ROWS, out + i);
     }
     return rejected + hb_simd_batch(base, spans + i, n - i, out + i);
 }
