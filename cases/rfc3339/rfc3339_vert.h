@@ -34,7 +34,7 @@
 
 #include "rfc3339_simd.h"
 
-/* ---- the width: one set of names for both builds ---------------------------------------------- */
+/* ---- the width: one set of names for both builds ------------------------------------------ */
 
 #ifdef HB_SIMD_AVX2
 #define HB_V_ROWS 8 /* rows a group */
@@ -104,8 +104,10 @@ typedef struct hb_vert_tail {
     (!HB_T_OK(z, L) ? 0x80 : HB_V_ANY(z, L, i) ? 0 : HB_V_BIAS(HB_T_RNG_L(z, L, i)))
 #define HB_V_ENTRY(z, L)                                                                           \
     {                                                                                              \
-        HB_T_LANES(HB_V_LO_L, z, L), HB_T_LANES(HB_V_BIAS_L, z, L),                                \
-            HB_T_LANES(HB_T_SHUF_L, z, L), {0}                                                     \
+        HB_T_LANES(HB_V_LO_L, z, L), HB_T_LANES(HB_V_BIAS_L, z, L), HB_T_LANES(HB_T_SHUF_L, z, L), \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
     }
 #define HB_V_ROW(z)                                                                                \
     HB_V_ENTRY(z, 0), HB_V_ENTRY(z, 1), HB_V_ENTRY(z, 2), HB_V_ENTRY(z, 3), HB_V_ENTRY(z, 4),      \
@@ -124,7 +126,7 @@ typedef struct hb_v8 {
 #define HB_V8(c)                                                                                   \
     {                                                                                              \
         {                                                                                          \
-            (int32_t)(c), (int32_t)(c), (int32_t)(c), (int32_t)(c), (int32_t)(c), (int32_t)(c),   \
+            (int32_t)(c), (int32_t)(c), (int32_t)(c), (int32_t)(c), (int32_t)(c), (int32_t)(c),    \
                 (int32_t)(c), (int32_t)(c)                                                         \
         }                                                                                          \
     }
@@ -347,9 +349,8 @@ __attribute__((always_inline)) static inline void hb_vert_store(hb_vec secs_e, h
 /* The G rows of base at sp[0 .. G) (their lengths 20-35: hb_vert_lengths_ok) into out[0 .. G)
  * when every one is valid, of a year 2-9998 and not February 29: returns 1. Otherwise returns 0
  * and out is untouched (the caller runs the one-row kernel). */
-__attribute__((always_inline)) static inline int hb_vert_group(const char *base,
-                                                               const hb_rfc3339_span *sp,
-                                                               hb_rfc3339_time *out)
+__attribute__((always_inline)) static inline int
+hb_vert_group(const char *base, const hb_rfc3339_span *sp, hb_rfc3339_time *out)
 {
     enum { HI = HB_V_ROWS / 2 }; /* AVX2: row k + 4 shares row k's register */
     hb_vec bad = HB_V_ZERO(), h[4], t[4];
@@ -359,8 +360,7 @@ __attribute__((always_inline)) static inline int hb_vert_group(const char *base,
     hb_vert_transpose(h); /* [Y01 Y23] [MM DD] [hh mm] [ss 0] */
     hb_vec year = HB_VI(madd_epi16)(h[0], HB_K(100_1));
     bad = HB_V_OR(bad, hb_vert_check_head(h, year));
-    hb_vec days =
-        hb_vert_days(year, HB_V_AND(h[1], HB_K(LOW16)), HB_VI(srli_epi32)(h[1], 16));
+    hb_vec days = hb_vert_days(year, HB_V_AND(h[1], HB_K(LOW16)), HB_VI(srli_epi32)(h[1], 16));
     hb_vec sod = HB_VI(add_epi32)(HB_VI(madd_epi16)(h[2], HB_K(HM)), h[3]);
 
     /* the tails: the offset and the nanoseconds */
@@ -387,15 +387,15 @@ __attribute__((always_inline)) static inline int hb_vert_group(const char *base,
     hb_vec offset = HB_VI(sign_epi32)(HB_VI(madd_epi16)(t[0], HB_K(HM)), sign);
     /* the second of the day minus the offset, plus the day lent by hb_vert_days: 60 .. 259139 */
     hb_vec local = HB_VI(add_epi32)(HB_VI(add_epi32)(sod, offset), HB_K(DAY));
-    hb_vec secs_e = HB_VI(add_epi64)(HB_VI(mul_epi32)(days, HB_K(DAY)),
-                                     HB_V_AND(local, HB_K(LOW32)));
+    hb_vec secs_e =
+        HB_VI(add_epi64)(HB_VI(mul_epi32)(days, HB_K(DAY)), HB_V_AND(local, HB_K(LOW32)));
     hb_vec secs_o = HB_VI(add_epi64)(HB_VI(mul_epi32)(HB_VI(srli_epi64)(days, 32), HB_K(DAY)),
                                      HB_VI(srli_epi64)(local, 32));
     /* nanos = (d0 * 10^4 + d1d2d3d4) * 10^4 + d5d6d7d8 */
     hb_vec hi = HB_VI(add_epi32)(HB_VI(madd_epi16)(t[1], HB_K(0_10000)),
                                  HB_VI(madd_epi16)(t[2], HB_K(100_1)));
-    hb_vec nanos = HB_VI(add_epi32)(HB_VI(mullo_epi32)(hi, HB_K(10000)),
-                                    HB_VI(madd_epi16)(t[3], HB_K(100_1)));
+    hb_vec nanos =
+        HB_VI(add_epi32)(HB_VI(mullo_epi32)(hi, HB_K(10000)), HB_VI(madd_epi16)(t[3], HB_K(100_1)));
     hb_vert_store(secs_e, secs_o, nanos, out);
     return 1;
 }
