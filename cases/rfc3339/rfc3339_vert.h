@@ -28,6 +28,9 @@
  * group goes through hb_simd_batch, the one-row kernel, so the answer never depends on the
  * column being uniform: the vertical path may only send too many rows to the exact one (a
  * template that also flags a byte the head rejects anyway), never accept one it should not.
+ * The price of a declined group is the vertical attempt on top of the one-row kernel: a column
+ * with a leap day or a rejection in every group costs about 98 + 38 instructions a row (AVX2)
+ * instead of 98; a result set has them rarely (the 100k column: 40.1 a row in all).
  */
 #ifndef HB_RFC3339_VERT_H
 #define HB_RFC3339_VERT_H
