@@ -29,8 +29,10 @@
  * column being uniform: the vertical path may only send too many rows to the exact one (a
  * template that also flags a byte the head rejects anyway), never accept one it should not.
  * The price of a declined group is the vertical attempt on top of the one-row kernel: a column
- * with a leap day or a rejection in every group costs about 98 + 38 instructions a row (AVX2)
- * instead of 98; a result set has them rarely (the 100k column: 40.1 a row in all).
+ * with a leap day or a rejection in every group costs 131 instructions a row (AVX2, callgrind,
+ * 100k rows, a leap day every 8th: one-row kernel plus the attempt) against 98 for the one-row
+ * kernel alone and 37.4 for the same column without the leap days; a result set has them
+ * rarely (the benchmark's 100k column: 40.1 a row in all).
  */
 #ifndef HB_RFC3339_VERT_H
 #define HB_RFC3339_VERT_H
