@@ -1037,6 +1037,11 @@ static void test_batch_lone_rows(void **state)
         "2021-03-04T05:06:07-05:60",
         "2021-03-04T05:06:07,05:00",
         "2021-03-04T05:06:07.Z",
+        /* one second either side of each end of the range, through an offset */
+        "9999-12-31T23:59:00-00:01",
+        "9999-12-31T23:58:59-00:01",
+        "0001-01-01T00:00:59+00:01",
+        "0001-01-01T00:01:00+00:01",
     };
     size_t idx = 0;
     for (size_t b = 0; b < sizeof bases / sizeof *bases; b++) {

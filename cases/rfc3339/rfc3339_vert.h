@@ -22,17 +22,16 @@
  * byte is set exactly when the byte is out of its range; every check is or-ed into one register
  * and tested once per group.
  *
- * A group is stored only when every row in it is valid, its year is 2-9998 (so the instant
- * needs no range check) and no row is February 29 (the leap rule is left to the one-row
- * kernel). Otherwise - a rejection, a length outside 20-35, an edge year, a leap day - the whole
- * group goes through hb_simd_batch, the one-row kernel, so the answer never depends on the
- * column being uniform: the vertical path may only send too many rows to the exact one (a
- * template that also flags a byte the head rejects anyway), never accept one it should not.
- * The price of a declined group is the vertical attempt on top of the one-row kernel: a column
- * with a leap day or a rejection in every group costs 131 instructions a row (AVX2, callgrind,
- * 100k rows, a leap day every 8th: one-row kernel plus the attempt) against 98 for the one-row
- * kernel alone and 37.4 for the same column without the leap days; a result set has them
- * rarely (the benchmark's 100k column: 40.1 a row in all).
+ * A group is stored only when every row in it is valid: the leap rule is checked G wide on
+ * February 29 (y / 100 by the same high multiply), and the instant's range on the rare groups
+ * holding a year 0000, 0001 or 9999 (the only ones whose instants can leave it). Otherwise - a
+ * rejection, a length outside 20-35 - the whole group goes through hb_simd_batch, the one-row
+ * kernel, so the answer never depends on the column being uniform: the vertical path may only send
+ * too many rows to the exact one (a template that also flags a byte the head rejects anyway), never
+ * accept one it should not. The price of a declined group is the vertical attempt on top of the
+ * one-row kernel: a column with a rejection in every group would cost about 130 instructions a row
+ * (AVX2, callgrind: 131 when, before the leap rule was done here, every 8th row was a leap day)
+ * against 98 for the one-row kernel alone and ~37 for a column of valid rows.
  */
 #ifndef HB_RFC3339_VERT_H
 #define HB_RFC3339_VERT_H
@@ -47,6 +46,7 @@ typedef __m256i hb_vec;
 #define HB_VI(op) _mm256_##op /* the integer operations, same name in both widths */
 #define HB_V_OR _mm256_or_si256
 #define HB_V_AND _mm256_and_si256
+#define HB_V_ANDNOT _mm256_andnot_si256
 #define HB_V_TESTZ _mm256_testz_si256
 #define HB_V_ZERO _mm256_setzero_si256
 #define HB_V_LOAD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
@@ -60,6 +60,7 @@ typedef __m128i hb_vec;
 #define HB_VI(op) _mm_##op
 #define HB_V_OR _mm_or_si128
 #define HB_V_AND _mm_and_si128
+#define HB_V_ANDNOT _mm_andnot_si128
 #define HB_V_TESTZ _mm_testz_si128
 #define HB_V_ZERO _mm_setzero_si128
 #define HB_V_LOAD(p) _mm_load_si128((const __m128i *)(const void *)(p))
@@ -143,29 +144,33 @@ typedef struct hb_v8 {
         }                                                                                          \
     }
 enum {
-    HB_K_LOW16,   /* 0xFFFF: the low field of a pair */
-    HB_K_LOW8,    /* 0xFF */
-    HB_K_3,       /* months before March are < 3 */
-    HB_K_12,      /* their months counted from March */
-    HB_K_400,     /* the 400 years' shift */
-    HB_K_5243,    /* y / 100 = (y * 5243) >> 19 */
-    HB_K_979,     /* days before the month */
-    HB_K_2921,    /* 979 * 3 - 16 */
-    HB_K_1461,    /* days in 4 years */
-    HB_K_EPOCH,   /* 1970-03-01 from 0000-03-01 + 400 y, + 2 (hb_vert_days) */
-    HB_K_MLEN,    /* bytes: the length of month 0-15 (0 for months 0 and 13-15; February 29) */
-    HB_K_MD_MAX,  /* [12, 31]: month, day */
-    HB_K_FEB29,   /* [2, 29] */
-    HB_K_HM_MAX,  /* [23, 59]: hour, minute */
-    HB_K_59,      /* [59, 0]: second */
-    HB_K_9998,    /* the last year with no range check */
-    HB_K_2,       /* the first */
-    HB_K_HM,      /* [3600, 60]: hour, minute to seconds */
-    HB_K_1,       /* the sign's offset */
-    HB_K_COMMA,   /* [1, -1]: ',' in the sign's lane */
-    HB_K_DAY,     /* 86400 */
-    HB_K_100_1,   /* [100, 1]: two pairs of digits to four */
-    HB_K_0_10000, /* [0, 10000]: the fraction's first digit */
+    HB_K_LOW16,  /* 0xFFFF: the low field of a pair */
+    HB_K_LOW8,   /* 0xFF */
+    HB_K_3,      /* months before March are < 3 */
+    HB_K_12,     /* their months counted from March */
+    HB_K_400,    /* the 400 years' shift */
+    HB_K_5243,   /* y / 100 = (y * 5243) >> 19 */
+    HB_K_979,    /* days before the month */
+    HB_K_2921,   /* 979 * 3 - 16 */
+    HB_K_1461,   /* days in 4 years */
+    HB_K_EPOCH,  /* 1970-03-01 from 0000-03-01 + 400 y, + 2 (hb_vert_days) */
+    HB_K_MLEN,   /* bytes: the length of month 0-15 (0 for months 0 and 13-15; February 29) */
+    HB_K_MD_MAX, /* [12, 31]: month, day */
+    HB_K_FEB29,  /* [2, 29] */
+    HB_K_HM_MAX, /* [23, 59]: hour, minute */
+    HB_K_59,     /* [59, 0]: second */
+    HB_K_9998,   /* the last year whose instants are all in range */
+    HB_K_2,      /* the first */
+    HB_K_100,
+    HB_K_DAYS_MIN, /* -(days from 1970-01-01 to 0001-01-01) */
+    HB_K_DAYS_MAX, /* days from 1970-01-01 to 9999-12-31 */
+    HB_K_LAST_S,   /* 86399: the last second of a day */
+    HB_K_HM,       /* [3600, 60]: hour, minute to seconds */
+    HB_K_1,        /* the sign's offset */
+    HB_K_COMMA,    /* [1, -1]: ',' in the sign's lane */
+    HB_K_DAY,      /* 86400 */
+    HB_K_100_1,    /* [100, 1]: two pairs of digits to four */
+    HB_K_0_10000,  /* [0, 10000]: the fraction's first digit */
     HB_K_10000,
     HB_K_LOW32,   /* 0xFFFFFFFF in each 64-bit lane */
     HB_K_TENS,    /* bytes [10, 1]: two digits to a 16-bit number */
@@ -193,6 +198,10 @@ static const hb_v8 hb_vert_k[HB_K_COUNT] = {
     [HB_K_59] = HB_V8(59),
     [HB_K_9998] = HB_V8(9998),
     [HB_K_2] = HB_V8(2),
+    [HB_K_100] = HB_V8(100),
+    [HB_K_DAYS_MIN] = HB_V8(719162),
+    [HB_K_DAYS_MAX] = HB_V8(2932896),
+    [HB_K_LAST_S] = HB_V8(86399),
     [HB_K_HM] = HB_V8(3600 | 60 << 16),
     [HB_K_1] = HB_V8(1),
     [HB_K_COMMA] = HB_V8(1 | 0xFFFFu << 16),
@@ -283,7 +292,7 @@ __attribute__((always_inline)) static inline int hb_vert_lengths_ok(const hb_rfc
     return HB_V_TESTZ(HB_V_OR(a, b), HB_K(LEN_BIG));
 }
 
-/* Days from 1970-01-01, minus one, of G dates: y the year (2-9998), m the month (1-12), d the
+/* Days from 1970-01-01, minus one, of G dates: y the year (0-9999), m the month (1-12), d the
  * day (1-31), 32-bit lanes. hb_days_from_civil, G wide: the year counted from March and shifted
  * by 400, y / 100 as (y * 5243) >> 19 (exact for y < 43699), the days before the month as
  * (979 (m' - 3) + 16) / 32 with m' the month counted from March plus 3. */
@@ -305,22 +314,43 @@ __attribute__((always_inline)) static inline hb_vec hb_vert_days(hb_vec year, hb
 }
 
 /* Top bits where a date field is out of range: month 1-12, day 1 to the month's length
- * (February 29 is always flagged: its year's leap rule is left to the one-row kernel), hour
- * 00-23, minute and second 00-59, year 2-9998 (h = the head's fields, transposed). */
+ * (February 29 only in a leap year), hour 00-23, minute and second 00-59 (h = the head's
+ * fields, transposed; year = Y01 * 100 + Y23). */
 __attribute__((always_inline)) static inline hb_vec hb_vert_check_head(const hb_vec h[4],
                                                                        hb_vec year)
 {
     /* the month's length: byte 0 of each lane looked up by the month (bytes 1-3, the month's
-     * high byte and the day, look up junk and are masked off) */
+     * high byte and the day, look up junk and are masked off); February has 29 */
     hb_vec mlen = HB_V_AND(HB_VI(shuffle_epi8)(HB_K(MLEN), h[1]), HB_K(LOW8));
     hb_vec bad = HB_VI(cmpgt_epi32)(HB_VI(srli_epi32)(h[1], 16), mlen);
     bad = HB_V_OR(bad, HB_VI(cmpgt_epi16)(h[1], HB_K(MD_MAX)));
     bad = HB_V_OR(bad, HB_VI(cmpeq_epi16)(h[1], HB_V_ZERO()));
-    bad = HB_V_OR(bad, HB_VI(cmpeq_epi32)(h[1], HB_K(FEB29)));
+    /* a leap year: y % 4 == 0, or (y / 100) % 4 == 0 when y % 100 == 0 */
+    hb_vec c = HB_VI(srli_epi16)(HB_VI(mulhi_epu16)(year, HB_K(5243)), 3); /* y / 100 */
+    hb_vec whole = HB_VI(cmpeq_epi32)(HB_VI(mullo_epi16)(c, HB_K(100)), year);
+    hb_vec quad = HB_V_AND(HB_VI(blendv_epi8)(year, c, whole), HB_K(3));
+    hb_vec leap = HB_VI(cmpeq_epi32)(quad, HB_V_ZERO());
+    bad = HB_V_OR(bad, HB_V_ANDNOT(leap, HB_VI(cmpeq_epi32)(h[1], HB_K(FEB29))));
     bad = HB_V_OR(bad, HB_VI(cmpgt_epi16)(h[2], HB_K(HM_MAX)));
-    bad = HB_V_OR(bad, HB_VI(cmpgt_epi16)(h[3], HB_K(59)));
-    bad = HB_V_OR(bad, HB_VI(cmpgt_epi32)(year, HB_K(9998)));
-    return HB_V_OR(bad, HB_VI(cmpgt_epi32)(HB_K(2), year));
+    return HB_V_OR(bad, HB_VI(cmpgt_epi16)(h[3], HB_K(59)));
+}
+
+/* Top bits where an instant of year 0000, 0001 or 9999 is outside HB_RFC3339_MIN/MAX_SECONDS:
+ * days and local as hb_vert_group has them (days since 1970-01-01 minus one; the second of the
+ * day minus the offset plus 86400). The instant is days * 86400 + local; near either end the
+ * distance to the bound fits 32 bits (other lanes wrap and are masked off). */
+__attribute__((always_inline)) static inline hb_vec hb_vert_check_range(hb_vec year, hb_vec days,
+                                                                        hb_vec local)
+{
+    /* before 0001-01-01T00:00:00Z: (days + 719162) * 86400 + local < 0 */
+    hb_vec lo = HB_VI(add_epi32)(
+        HB_VI(mullo_epi32)(HB_VI(add_epi32)(days, HB_K(DAYS_MIN)), HB_K(DAY)), local);
+    /* after 9999-12-31T23:59:59Z: (days - 2932896) * 86400 + local > 86399 */
+    hb_vec hi = HB_VI(add_epi32)(
+        HB_VI(mullo_epi32)(HB_VI(sub_epi32)(days, HB_K(DAYS_MAX)), HB_K(DAY)), local);
+    hb_vec bad = HB_V_AND(HB_VI(cmpgt_epi32)(HB_K(2), year), HB_VI(cmpgt_epi32)(HB_V_ZERO(), lo));
+    return HB_V_OR(
+        bad, HB_V_AND(HB_VI(cmpgt_epi32)(year, HB_K(9998)), HB_VI(cmpgt_epi32)(hi, HB_K(LAST_S))));
 }
 
 /* Stores G rows: secs_e/secs_o the seconds of the even and odd lanes (64-bit), nanos the
@@ -352,8 +382,8 @@ __attribute__((always_inline)) static inline void hb_vert_store(hb_vec secs_e, h
 }
 
 /* The G rows of base at sp[0 .. G) (their lengths 20-35: hb_vert_lengths_ok) into out[0 .. G)
- * when every one is valid, of a year 2-9998 and not February 29: returns 1. Otherwise returns 0
- * and out is untouched (the caller runs the one-row kernel). */
+ * when every one is valid: returns 1. Otherwise returns 0 and out is untouched (the caller
+ * runs the one-row kernel). */
 __attribute__((always_inline)) static inline int
 hb_vert_group(const char *base, const hb_rfc3339_span *sp, hb_rfc3339_time *out)
 {
@@ -384,14 +414,18 @@ hb_vert_group(const char *base, const hb_rfc3339_span *sp, hb_rfc3339_time *out)
     /* the offset: hh <= 23, mm <= 59, the sign '+' (0) or '-' (2), not ',' (1) */
     bad = HB_V_OR(bad, HB_VI(cmpgt_epi16)(t[0], HB_K(HM_MAX)));
     bad = HB_V_OR(bad, HB_VI(cmpeq_epi16)(t[1], HB_K(COMMA)));
-    if (!HB_V_TESTZ(bad, HB_K(TOP)))
-        return 0;
 
     /* the offset east of UTC in seconds, negated for '+' (sign - 1 = -1) and for 'Z' (0 anyway) */
     hb_vec sign = HB_VI(sub_epi32)(HB_V_AND(t[1], HB_K(LOW16)), HB_K(1));
     hb_vec offset = HB_VI(sign_epi32)(HB_VI(madd_epi16)(t[0], HB_K(HM)), sign);
     /* the second of the day minus the offset, plus the day lent by hb_vert_days: 60 .. 259139 */
     hb_vec local = HB_VI(add_epi32)(HB_VI(add_epi32)(sod, offset), HB_K(DAY));
+    /* years 0000, 0001, 9999 (rare): the instant's range */
+    hb_vec edge = HB_V_OR(HB_VI(cmpgt_epi32)(HB_K(2), year), HB_VI(cmpgt_epi32)(year, HB_K(9998)));
+    if (__builtin_expect(!HB_V_TESTZ(edge, edge), 0))
+        bad = HB_V_OR(bad, hb_vert_check_range(year, days, local));
+    if (!HB_V_TESTZ(bad, HB_K(TOP)))
+        return 0;
     hb_vec secs_e =
         HB_VI(add_epi64)(HB_VI(mul_epi32)(days, HB_K(DAY)), HB_V_AND(local, HB_K(LOW32)));
     hb_vec secs_o = HB_VI(add_epi64)(HB_VI(mul_epi32)(HB_VI(srli_epi64)(days, 32), HB_K(DAY)),
