@@ -806,11 +806,11 @@ static void test_batch_differential(void **state)
 
 /* ---- batches in groups of 8: the AVX2 batch's vertical kernel ------------------------------
  *
- * The AVX2 batch parses 8 rows at a time and sends a whole group to the one-row kernel when any
- * row in it is not a plain valid timestamp. These tests build columns where most groups are
- * valid, with mixed layouts (fraction lengths 0-9, 'Z', 'z', offsets, 'T', 't'), and single bad
- * or edge rows in every lane; every validating batch is compared row by row with the reference,
- * at every start offset mod 8 (so each row meets every lane and the remainder loop). */
+ * The AVX2 batch parses 8 rows at a time (SSE4.1: 4) and sends a whole group to the one-row
+ * kernel when it rejects any row in it. These tests build columns where most groups are valid,
+ * with mixed layouts (fraction lengths 0-9, 'Z', 'z', offsets, 'T', 't'), and single bad, leap-day
+ * or edge-year rows in every lane; every validating batch is compared row by row with the
+ * reference, at every start offset mod 8 (so each row meets every lane and the remainder loop). */
 
 /* Every validating text strategy's batch of spans[0, n) over base against want (the reference's
  * values, HB_RFC3339_BAD_* where it rejects) and the number it rejects. */

@@ -23,31 +23,32 @@
  * bit and a flag for the three years whose instants can leave the range, then days before the
  * month and the month's length. A row costs no branch but the length check and the rejection.
  *
- * This kernel parses single values (parse) and the rows a batch group declines; the batches
- * themselves run rfc3339_vert.h, which parses 8 rows (AVX2) or 4 (SSE4.1) at a time with the
- * fields transposed across rows and the date arithmetic done G wide instead of by these tables.
+ * This kernel parses single values (parse) and the groups of rows a batch declines (one row in
+ * them rejected); the batches themselves run rfc3339_vert.h, which parses 8 rows (AVX2) or 4
+ * (SSE4.1) at a time with the fields transposed across rows and the date arithmetic, leap rule
+ * and range check done G wide instead of by these tables.
  *
- * Instructions per timestamp, callgrind, rows:100000, the same for every fraction length and
- * offset (int64-binary's loop: 23): this kernel in a batch loop 98 (AVX2; 113 before its
- * present layout) and 113 (SSE4.1; 127 before); the vertical batches 40.1 (AVX2) and 68.3
- * (SSE4.1, whose two-operand encoding adds ~20 register copies a row).
+ * Instructions per timestamp, callgrind, rows:100000, the same for 0, 1, 3, 6, 9 fraction digits
+ * and for 'Z' or numeric offsets (int64-binary's loop: 23): this kernel in a batch loop 98 (AVX2;
+ * 113 before its present layout) and 113 (SSE4.1; 127 before); the vertical batches 39.2 (AVX2)
+ * and 72.6 (SSE4.1: two-operand encodings add ~20 register copies a row, 16 registers spill).
  *
- * What limits it now (2026-12-02, 2-vCPU EPYC VM shared with other jobs; five interleaved
- * rounds of the old and new builds, 3 repetitions each, medians; CV 15-40% per benchmark from
- * the load, so read the paired ratios): rfc3339/simd/rows:100000 6.61 -> 3.15 ns (paired ratio
- * 0.52; a lone 5-repetition run of the new build: 2.97 ns, CV 3.1%, int64-binary 1.97 ns);
- * simd-sse4.1 8.01 -> 5.15 ns (0.67). The cost does not depend on the tail: AVX2 3.1-3.8 ns at
- * 0, 1, 3, 6 and 9 fraction digits and 3.7 ns with 'Z' or numeric offsets (every ratio to the
- * old build 0.44-0.47). Of the ~40 instructions a row (AVX2, from the loop's code): ~12 the tail
- * (its template found by a scalar lookup of the last byte and the length, then load, subtract,
- * saturating add, flag, shuffle), ~8 the head (two loads and inserts, two templates, two
- * shuffles, a multiply-add; two rows a register), ~5 the span loads and addresses, ~8 the G-wide
- * checks, transposes and arithmetic, ~1.5 the stores, ~1.5 the length check and loop, and the
- * groups that fall back (leap days, edge years). The templates are per row by nature (each
- * row's bytes must be checked) and the tail's depends on the row; the next lever would be the
- * tail's shape without the scalar lookup (about 5 a row). At 1,000,000 rows (51 MB of text,
- * spans and results, out of cache) simd takes 3.95 ns against int64-binary's 3.1 (same rounds):
- * the memory stream is close to the floor there.
+ * What limits it now. Measured 2026-12-02 on the 2-vCPU EPYC VM while other jobs ran (CV 15-40%
+ * per benchmark), five interleaved rounds of the old (one-row) and new builds, 3 repetitions
+ * each, medians, so read the paired ratios: rfc3339/simd/rows:100000 10.25 -> 3.46 ns (paired
+ * ratio 0.43), simd-sse4.1 9.30 -> 6.31 ns (0.71); 0, 1, 3, 6, 9 fraction digits 2.8-3.5 ns
+ * (ratios 0.34-0.40), 'Z' or numeric offsets 4.1-4.2 ns (0.41). A lone run of the new build,
+ * `hotbench --benchmark_filter='rfc3339/(simd|...)/rows:100000' --hb_repetitions=5`: simd
+ * 2.84 ns (CV 0.5%) beside int64-binary 2.40 ns (CV 30%). Of the ~39 instructions a row (AVX2,
+ * read from the loop's code): ~12 the tail (its template found by a scalar lookup of the last
+ * byte and the length, then load, subtract, saturating add, flag, shuffle), ~8 the head (two
+ * loads and inserts, two templates, two shuffles, a multiply-add; two rows a register), ~5 the
+ * span loads and addresses, ~8 the G-wide checks, transposes and arithmetic, ~1.5 the stores,
+ * ~1.5 the length check and loop. The templates are per row by nature (each row's bytes must be
+ * checked) and the tail's depends on the row; the next lever would be the tail's shape without
+ * the scalar lookup (about 5 a row). At 1,000,000 rows (51 MB of text, spans and results, out of
+ * cache) simd takes 4.0 ns beside int64-binary's 3.1 ns (same rounds, ratio 1.35 against 1.53
+ * at 100k rows): there the memory stream is most of the cost.
  */
 #ifndef HB_RFC3339_SIMD_H
 #define HB_RFC3339_SIMD_H
