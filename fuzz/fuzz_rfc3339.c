@@ -17,6 +17,11 @@
  *    input are not specified) for memory safety only.
  * All lines together are then parsed by each validating strategy's batch in one block with one
  * span per line; every out[i] and the count of rejected spans must match the one-value answers.
+ * Then each of the first LONE_LINES lines (the whole input when it has none) is placed alone among valid fillers of mixed
+ * layouts, in a lane of a group of 8 (then 0-2 more fillers), both drawn from the input-seeded
+ * PRNG: the AVX2 batch parses 8 rows at a time (cases/rfc3339/rfc3339_vert.h) and must send a
+ * group with one bad row to its one-row kernel, whatever the lane; every row must agree with the
+ * reference.
  */
 #include "hb_err.h"
 #include "hb_fuzz.h"
@@ -164,6 +169,65 @@ static void check_batch(const uint8_t *data, size_t size, const hb_rfc3339_span 
     free(base);
 }
 
+/* Valid rows of mixed layouts (fraction lengths, 'Z'/'z', offsets, 't'), none near the edges of
+ * the range: the company a line keeps in check_lone. */
+static const char *const fillers[] = {
+    "2021-03-04T05:06:07Z",          "1970-01-01T00:00:00.1+00:00", "2024-02-28t23:59:59.12z",
+    "1969-12-31T23:59:59.999-01:00", "0002-01-01T00:00:00.1234Z",   "9998-12-31T23:59:59+23:59",
+    "2000-02-28T12:00:00.123456Z",   "1600-03-01T00:00:00.1234567-23:59",
+    "2100-02-28T08:30:00.12345678Z", "2021-12-31T23:59:59.123456789+05:30",
+};
+#define N_FILLERS (sizeof fillers / sizeof *fillers)
+#define LONE_ROWS 10 /* a group of 8, up to 2 more (the one-row loop after the groups) */
+#define LONE_LINES 16 /* lines of one input checked alone (each costs a batch per strategy) */
+
+/* The value data[0, len) as the only non-filler row of a column (its lane and the fillers drawn
+ * from r), through every validating text strategy's batch in one exact-size block, against the
+ * reference row by row. */
+static void check_lone(const uint8_t *data, size_t len, hb_fuzz_rng *r)
+{
+    size_t lane = (size_t)hb_fuzz_range(r, 0, 7);
+    size_t n = 8 + (size_t)hb_fuzz_range(r, 0, 2), at = lane, used = 0;
+    hb_rfc3339_span spans[LONE_ROWS];
+    hb_rfc3339_time want[LONE_ROWS], out[LONE_ROWS];
+    int ok[LONE_ROWS];
+    size_t size = len;
+    for (size_t i = 0; i < n; i++)
+        size += i == at ? 0 : strlen(fillers[(lane + i) % N_FILLERS]);
+    char *text = malloc(size ? size : 1);
+    if (!text)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        const char *f = i == at ? (const char *)data : fillers[(lane + i) % N_FILLERS];
+        size_t k = i == at ? len : strlen(f);
+        memcpy(text + used, f, k);
+        spans[i].off = (uint32_t)used;
+        spans[i].len = (uint32_t)k;
+        used += k;
+    }
+    char *base = (char *)hb_fuzz_copy(text, size);
+    free(text);
+    for (size_t i = 0; i < n; i++)
+        ok[i] = reference(base + spans[i].off, spans[i].len, &want[i]);
+    for (size_t s = 0; s < hb_rfc3339_strategy_count; s++) {
+        const hb_rfc3339_strategy *st = &hb_rfc3339_strategies[s];
+        if (!st->validating || st->input != HB_RFC3339_IN_TEXT || (st->available && !st->available()))
+            continue;
+        size_t bad = st->batch(base, spans, n, out), want_bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            int got = !(out[i].seconds == HB_RFC3339_BAD_SECONDS &&
+                        out[i].nanos == HB_RFC3339_BAD_NANOS);
+            agree(st->name, i == at ? "batch, the line among fillers" : "batch, a filler", got,
+                  &out[i], ok[i], &want[i]);
+            want_bad += !ok[i];
+        }
+        if (bad != want_bad)
+            hb_fuzz_fail("%s (batch among fillers) returns %zu rejected, the reference %zu",
+                         st->name, bad, want_bad);
+    }
+    free(base);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static hb_rfc3339_span spans[MAX_LINES];
@@ -172,16 +236,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int whole_ok, whole_mil_ok;
     hb_rfc3339_time whole, whole_mil;
 
+    hb_fuzz_rng r;
     hb_fuzz_set_input(data, size);
+    hb_fuzz_rng_seed(&r, data, size);
     check_value(data, size, &whole_ok, &whole, &whole_mil_ok, &whole_mil);
-    if (!memchr(data, '\n', size))
+    if (!memchr(data, '\n', size)) {
+        check_lone(data, size, &r);
         return 0;
+    }
     size_t n = 0, start = 0;
     for (size_t i = 0; i <= size && n < MAX_LINES; i++) {
         if (i == size || data[i] == '\n') {
             spans[n].off = (uint32_t)start;
             spans[n].len = (uint32_t)(i - start);
             check_value(data + start, i - start, &ref_ok[n], &ref[n], &mil_ok[n], &mil[n]);
+            if (n < LONE_LINES)
+                check_lone(data + start, i - start, &r);
             n++;
             start = i + 1;
         }

@@ -804,6 +804,270 @@ static void test_batch_differential(void **state)
     }
 }
 
+/* ---- batches in groups of 8: the AVX2 batch's vertical kernel ------------------------------
+ *
+ * The AVX2 batch parses 8 rows at a time (SSE4.1: 4) and sends a whole group to the one-row
+ * kernel when it rejects any row in it. These tests build columns where most groups are valid,
+ * with mixed layouts (fraction lengths 0-9, 'Z', 'z', offsets, 'T', 't'), and single bad, leap-day
+ * or edge-year rows in every lane; every validating batch is compared row by row with the
+ * reference, at every start offset mod 8 (so each row meets every lane and the remainder loop). */
+
+/* Every validating text strategy's batch of spans[0, n) over base against want (the reference's
+ * values, HB_RFC3339_BAD_* where it rejects) and the number it rejects. */
+static void batch_agree(const char *base, const hb_rfc3339_span *spans, size_t n,
+                        const hb_rfc3339_time *want, hb_rfc3339_time *out, const char *what)
+{
+    size_t want_bad = 0;
+    for (size_t i = 0; i < n; i++)
+        want_bad += want[i].seconds == HB_RFC3339_BAD_SECONDS;
+    for (size_t k = 0; k < n_text; k++) {
+        const hb_rfc3339_strategy *st = text_strategies[k];
+        if (!st->validating)
+            continue;
+        memset(out, 0xa5, n * sizeof *out);
+        size_t bad = st->batch(base, spans, n, out);
+        if (bad != want_bad)
+            fail_msg("%s: %s rejects %zu of %zu rows, the reference %zu", what, st->name, bad, n,
+                     want_bad);
+        for (size_t i = 0; i < n; i++)
+            if (out[i].seconds != want[i].seconds || out[i].nanos != want[i].nanos)
+                fail_msg("%s: %s row %zu of %zu '%.*s': {%lld, %d}, the reference {%lld, %d}", what,
+                         st->name, i, n, (int)spans[i].len, base + spans[i].off,
+                         (long long)out[i].seconds, out[i].nanos, (long long)want[i].seconds,
+                         want[i].nanos);
+    }
+}
+
+/* The reference's answers for a column (HB_RFC3339_BAD_* where it rejects). */
+static void batch_reference(const char *base, const hb_rfc3339_span *spans, size_t n,
+                            hb_rfc3339_time *want)
+{
+    for (size_t i = 0; i < n; i++)
+        if (hb_rfc3339_parse(base + spans[i].off, spans[i].len, &want[i], NULL) != HB_OK) {
+            want[i].seconds = HB_RFC3339_BAD_SECONDS;
+            want[i].nanos = HB_RFC3339_BAD_NANOS;
+        }
+}
+
+/* A growing column: the text and its spans. */
+typedef struct column {
+    char *text;
+    hb_rfc3339_span *spans;
+    size_t used, n, cap_text, cap_rows;
+} column;
+
+static void column_add(column *c, const char *s, size_t len)
+{
+    if (c->used + len > c->cap_text) {
+        c->cap_text = 2 * (c->used + len) + 4096;
+        c->text = realloc(c->text, c->cap_text);
+        assert_non_null(c->text);
+    }
+    if (c->n == c->cap_rows) {
+        c->cap_rows = 2 * c->n + 256;
+        c->spans = realloc(c->spans, c->cap_rows * sizeof *c->spans);
+        assert_non_null(c->spans);
+    }
+    memcpy(c->text + c->used, s, len);
+    c->spans[c->n].off = (uint32_t)c->used;
+    c->spans[c->n].len = (uint32_t)len;
+    c->used += len;
+    c->n++;
+}
+
+/* The whole column, its last byte against a PROT_NONE page, through every validating batch
+ * starting at rows 0 to 7 (and ending at n and n - 1..7), against the reference. */
+static void column_check(const column *c, const char *what)
+{
+    size_t page = g_guard.page, size = (c->used + page - 1) / page * page;
+    uint8_t *map =
+        mmap(NULL, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map + size, page, PROT_NONE), 0);
+    char *base = (char *)map + size - c->used;
+    memcpy(base, c->text, c->used);
+    hb_rfc3339_time *want = malloc((c->n + 1) * sizeof *want);
+    hb_rfc3339_time *out = malloc((c->n + 1) * sizeof *out);
+    assert_true(want && out);
+    batch_reference(base, c->spans, c->n, want);
+    for (size_t shift = 0; shift < 8 && shift < c->n; shift++) {
+        char why[96];
+        snprintf(why, sizeof why, "%s, from row %zu", what, shift);
+        batch_agree(base, c->spans + shift, c->n - shift, want + shift, out, why);
+        snprintf(why, sizeof why, "%s, rows 0 to n - %zu", what, shift + 1);
+        batch_agree(base, c->spans, c->n - shift - 1, want, out, why);
+    }
+    free(want);
+    free(out);
+    munmap(map, size + page);
+    free(c->text);
+    free(c->spans);
+}
+
+/* Tails of every layout the vertical kernel meets: fractions of 0-9 digits, 'Z', 'z', offsets
+ * either way up to 23:59, "-00:00". */
+static const char *const batch_tails[] = {
+    "Z",
+    "z",
+    "+23:59",
+    ".1Z",
+    ".12-00:00",
+    ".123+05:30",
+    ".1234z",
+    ".12345-23:59",
+    ".123456Z",
+    ".1234567+00:01",
+    ".12345678Z",
+    ".123456789Z",
+    ".987654321-12:45",
+    ".000000001+14:00",
+    ".5-23:59",
+    ".999999999z",
+};
+#define N_BATCH_TAILS (sizeof batch_tails / sizeof *batch_tails)
+
+/* Every year 0000-9999 and month, through the batches: per month 8 rows of valid days (first,
+ * last, between, at varied times and tails), and in one month of three one of them replaced by
+ * day 00 or the day after the last, so the kernel's date arithmetic meets every year and month in
+ * every lane and its checks catch a bad day in every lane. */
+static void test_batch_every_year(void **state)
+{
+    (void)state;
+    find_strategies();
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    column c = {0};
+    size_t row = 0;
+    for (int y = 0; y <= 9999; y++) {
+        int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        for (int m = 1; m <= 12; m++) {
+            int last = mdays[m - 1] + (m == 2 && leap);
+            int days[8] = {1, 2, 10, 15, 27, 28, last - 1, last};
+            int ym = y * 12 + m;
+            if (ym % 3 == 0)
+                days[ym / 3 % 8] = ym % 2 ? 0 : last + 1;
+            for (int k = 0; k < 8; k++, row++) {
+                char s[48];
+                int n = snprintf(s, sizeof s, "%04d-%02d-%02d%c%02d:%02d:%02d%s", y, m, days[k],
+                                 row % 5 ? 'T' : 't', (int)(row % 24), (int)(row * 7 % 60),
+                                 (int)(row * 13 % 60), batch_tails[row % N_BATCH_TAILS]);
+                column_add(&c, s, (size_t)n);
+            }
+        }
+    }
+    column_check(&c, "every year");
+}
+
+/* Random valid rows of every layout, and one row in 40 a mutation of one, through the batches. */
+static void test_batch_mixed_layouts(void **state)
+{
+    (void)state;
+    find_strategies();
+    uint64_t rs = 33;
+    column c = {0};
+    for (int i = 0; i < 200000; i++) {
+        char s[80];
+        hb_rfc3339_time want;
+        int in_range;
+        size_t len = random_valid(&rs, s, &want, &in_range);
+        if (hb_splitmix64(&rs) % 40 == 0)
+            mutate(&rs, s, &len);
+        column_add(&c, s, len);
+    }
+    column_check(&c, "mixed layouts");
+}
+
+/* Valid rows of mixed layouts, none near the edges of the range, as fillers of a group. */
+static const char *const batch_fillers[] = {
+    "2021-03-04T05:06:07Z",          "1970-01-01T00:00:00.1+00:00",
+    "2024-02-28t23:59:59.12z",       "1969-12-31T23:59:59.999-01:00",
+    "0002-01-01T00:00:00.1234Z",     "9998-12-31T23:59:59+23:59",
+    "2000-02-29T12:00:00.123456Z",   "1600-03-01T00:00:00.1234567-23:59",
+    "2100-02-28T08:30:00.12345678Z", "2021-12-31T23:59:59.123456789+05:30",
+};
+#define N_BATCH_FILLERS (sizeof batch_fillers / sizeof *batch_fillers)
+
+/* One candidate row in lane (idx mod 8) of a group of valid fillers, then a short remainder: the
+ * batches give the reference's answer for every row (a bad candidate must not be accepted by the
+ * vertical checks, a good one must get its value). */
+static void batch_lone(const char *s, size_t len, size_t idx)
+{
+    char buf[16 * 64];
+    hb_rfc3339_span spans[13];
+    hb_rfc3339_time want[13], out[13];
+    size_t used = 0, lane = idx % 8;
+    for (size_t i = 0; i < 13; i++) {
+        const char *r = i == lane ? s : batch_fillers[(idx + i) % N_BATCH_FILLERS];
+        size_t n = i == lane ? len : strlen(r);
+        memcpy(buf + used, r, n);
+        spans[i].off = (uint32_t)used;
+        spans[i].len = (uint32_t)n;
+        used += n;
+    }
+    const char *base = flush(buf, used, (int)(idx / 8 % 2));
+    batch_reference(base, spans, 13, want);
+    batch_agree(base, spans, 13, want, out, "lone row");
+}
+
+/* Every byte value at every position of strings near the edges (as test_every_byte_everywhere),
+ * the leap days, the edge years, and random mutations, each alone among valid rows. */
+static void test_batch_lone_rows(void **state)
+{
+    (void)state;
+    find_strategies();
+    static const char *const bases[] = {
+        "2021-03-04T05:06:07Z",
+        "2021-03-04T05:06:07.123456789+05:30",
+        "0001-01-01T00:00:00+00:01",
+        "9999-12-31T23:59:59.9-00:01",
+        "0000-12-31T23:59:59-00:01",
+        "2024-02-29T23:59:59.123-23:59",
+        "1969-12-31T23:59:59.999999Z",
+        "2021-03-04t05:06:07.12z",
+        "2023-02-29T00:00:00Z",
+        "1900-02-29T00:00:00.1Z",
+        "2000-02-29T00:00:00.12345+01:00",
+        "0002-01-01T00:00:00+23:59",
+        "9998-12-31T23:59:59-23:59",
+        "2021-13-01T00:00:00Z",
+        "2021-04-31T00:00:00Z",
+        "2021-03-04T24:00:00Z",
+        "2021-03-04T05:60:00Z",
+        "2021-03-04T05:06:60Z",
+        "2021-03-04T05:06:07+24:00",
+        "2021-03-04T05:06:07-05:60",
+        "2021-03-04T05:06:07,05:00",
+        "2021-03-04T05:06:07.Z",
+        /* one second either side of each end of the range, through an offset */
+        "9999-12-31T23:59:00-00:01",
+        "9999-12-31T23:58:59-00:01",
+        "0001-01-01T00:00:59+00:01",
+        "0001-01-01T00:01:00+00:01",
+    };
+    size_t idx = 0;
+    for (size_t b = 0; b < sizeof bases / sizeof *bases; b++) {
+        char s[40];
+        size_t len = strlen(bases[b]);
+        batch_lone(bases[b], len, idx++);
+        for (size_t at = 0; at < len; at++) {
+            for (int v = 0; v < 256; v++) {
+                memcpy(s, bases[b], len);
+                s[at] = (char)v;
+                batch_lone(s, len, idx++);
+            }
+        }
+    }
+    uint64_t rs = 99;
+    for (int i = 0; i < RANDOM_MUTANTS / 4; i++) {
+        char s[80];
+        hb_rfc3339_time want;
+        int in_range;
+        size_t len = random_valid(&rs, s, &want, &in_range);
+        if (i % 4)
+            mutate(&rs, s, &len);
+        batch_lone(s, len, idx++);
+    }
+}
+
 /* The generator's strings (what the benchmark parses): every strategy, the slow ones included,
  * gives the generator's own instant. */
 static void test_generated(void **state)
@@ -897,6 +1161,9 @@ int main(void)
         cmocka_unit_test(test_random_mutations),
         cmocka_unit_test(test_every_byte_everywhere),
         cmocka_unit_test(test_batch_differential),
+        cmocka_unit_test(test_batch_every_year),
+        cmocka_unit_test(test_batch_mixed_layouts),
+        cmocka_unit_test(test_batch_lone_rows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,7 +10,10 @@
  *   swar            eight bytes at a time in 64-bit words: the layout checked and the digits
  *                   converted with a few multiplications per word
  *   simd            SSE4.1 or AVX2 chosen at run time (rfc3339_sse41.c, rfc3339_avx2.c), the
- *                   swar code on other CPUs; simd-sse4.1 and simd-avx2 name a level explicitly
+ *                   swar code on other CPUs; simd-sse4.1 and simd-avx2 name a level explicitly.
+ *                   The batches parse 8 (AVX2) or 4 (SSE4.1) rows at a time, fields
+ *                   transposed across rows (rfc3339_vert.h); single values, and the rows a
+ *                   group declines, go through the one-row kernel (rfc3339_simd.h)
  */
 #include "rfc3339_impl.h"
 #include "hb_testhook.h" /* TEST-ONLY injections (HB_TEST_HOOKS builds) */
@@ -583,8 +586,8 @@ const hb_rfc3339_strategy hb_rfc3339_strategies[] = {
     {"swar",           "8 bytes at a time in 64-bit words",                parse_swar,     batch_swar,     NULL,       TEXT,   1},
     {"simd",           "SSE4.1 or AVX2 chosen at run time, else swar",     parse_simd,     batch_simd,     NULL,       TEXT,   1},
 #if HB_RFC3339_X86
-    {"simd-sse4.1",    "the SSE4.1 build of simd",                         parse_sse41,    batch_sse41,    have_sse41, TEXT,   1},
-    {"simd-avx2",      "the AVX2 build of simd",                           parse_avx2,     batch_avx2,     have_avx2,  TEXT,   1},
+    {"simd-sse4.1",    "simd's SSE4.1 build; batches 4 rows at a time",    parse_sse41,    batch_sse41,    have_sse41, TEXT,   1},
+    {"simd-avx2",      "simd's AVX2 build; batches 8 rows at a time",      parse_avx2,     batch_avx2,     have_avx2,  TEXT,   1},
 #endif
 };
 /* clang-format on */

@@ -23,20 +23,32 @@
  * bit and a flag for the three years whose instants can leave the range, then days before the
  * month and the month's length. A row costs no branch but the length check and the rejection.
  *
- * Instructions per timestamp in the AVX2 batch loop, callgrind, rows:100000: 113 before this
- * layout (a range check on every row, the sign and the year clamp in scalar code), 98 now
- * (SSE4.1: 127 -> 113), the same for every fraction length and offset; int64-binary's loop is 23.
+ * This kernel parses single values (parse) and the groups of rows a batch declines (one row in
+ * them rejected); the batches themselves run rfc3339_vert.h, which parses 8 rows (AVX2) or 4
+ * (SSE4.1) at a time with the fields transposed across rows and the date arithmetic, leap rule
+ * and range check done G wide instead of by these tables.
  *
- * What limits it now: instruction count. The loop has no data-dependent branch and its working
- * set streams (about 51 bytes a row: text, span, result), but at about 3 GHz on the project's
- * VM 98 instructions in ~6 ns is ~5.4 per cycle, the core's dispatch width; 4.5 ns would need
- * about 73. Of the 98, ~38 are vector (two templates of or/sub/min/cmpeq, two shuffles, the
- * multiply-add cascade, the range checks) and ~60 scalar (span load and length check, the tail
- * row, six vector-to-register moves, two table lookups, the day check, days * 86400 plus the
- * second and the signed offset, the nanoseconds, the store, the loop). Two rows per 256-bit pass
- * saves only part of the vector half (each row's tail templates must be joined by an insert);
- * the scalar half would need an 8-row vertical layout (fields transposed, the date arithmetic
- * 8-wide in 32-bit lanes instead of the tables).
+ * Instructions per timestamp, callgrind, rows:100000, the same for 0, 1, 3, 6, 9 fraction digits
+ * and for 'Z' or numeric offsets (int64-binary's loop: 23): this kernel in a batch loop 98 (AVX2;
+ * 113 before its present layout) and 113 (SSE4.1; 127 before); the vertical batches 39.2 (AVX2)
+ * and 72.6 (SSE4.1: two-operand encodings add ~20 register copies a row, 16 registers spill).
+ *
+ * What limits it now. Measured 2026-12-02 on the 2-vCPU EPYC VM while other jobs ran (CV 15-40%
+ * per benchmark), five interleaved rounds of the old (one-row) and new builds, 3 repetitions
+ * each, medians, so read the paired ratios: rfc3339/simd/rows:100000 10.25 -> 3.46 ns (paired
+ * ratio 0.43), simd-sse4.1 9.30 -> 6.31 ns (0.71); 0, 1, 3, 6, 9 fraction digits 2.8-3.5 ns
+ * (ratios 0.34-0.40), 'Z' or numeric offsets 4.1-4.2 ns (0.41). A lone run of the new build,
+ * `hotbench --benchmark_filter='rfc3339/(simd|...)/rows:100000' --hb_repetitions=5`: simd
+ * 2.84 ns (CV 0.5%) beside int64-binary 2.40 ns (CV 30%). Of the ~39 instructions a row (AVX2,
+ * read from the loop's code): ~12 the tail (its template found by a scalar lookup of the last
+ * byte and the length, then load, subtract, saturating add, flag, shuffle), ~8 the head (two
+ * loads and inserts, two templates, two shuffles, a multiply-add; two rows a register), ~5 the
+ * span loads and addresses, ~8 the G-wide checks, transposes and arithmetic, ~1.5 the stores,
+ * ~1.5 the length check and loop. The templates are per row by nature (each row's bytes must be
+ * checked) and the tail's depends on the row; the next lever would be the tail's shape without
+ * the scalar lookup (about 5 a row). At 1,000,000 rows (51 MB of text, spans and results, out of
+ * cache) simd takes 4.0 ns beside int64-binary's 3.1 ns (same rounds, ratio 1.35 against 1.53
+ * at 100k rows): there the memory stream is most of the cost.
  */
 #ifndef HB_RFC3339_SIMD_H
 #define HB_RFC3339_SIMD_H

@@ -1,7 +1,9 @@
-/* rfc3339_sse41.c - the simd strategy's SSE4.1 (-msse4.1) build of the kernel in rfc3339_simd.h.
- * Everything here may use the instruction set: only call it after run-time dispatch
- * (rfc3339.c) has found the CPU supports it. */
+/* rfc3339_sse41.c - the simd strategy's SSE4.1 (-msse4.1) build: the one-row kernel of
+ * rfc3339_simd.h and the batch of rfc3339_vert.h (4 rows at a time). Everything here may use the
+ * instruction set: only call it after run-time dispatch (rfc3339.c) has found the CPU supports it.
+ */
 #include "rfc3339_simd.h"
+#include "rfc3339_vert.h"
 
 /* The year table of rfc3339_simd.h (one copy, read by both builds of the kernel). */
 #define HB_Y10(y)                                                                                  \
@@ -27,5 +29,5 @@ int hb_rfc3339_parse_sse41(const char *s, size_t len, hb_rfc3339_time *out)
 size_t hb_rfc3339_batch_sse41(const char *base, const hb_rfc3339_span *spans, size_t n,
                               hb_rfc3339_time *out)
 {
-    return hb_simd_batch(base, spans, n, out);
+    return hb_vert_batch(base, spans, n, out);
 }
