@@ -464,6 +464,15 @@ int vb_start(vb *b, const char *name, size_t len)
     return vb_started(b, f, kind, field);
 }
 
+/* The hot path of the known member: a push and, for a struct, its opening (a tail call). */
+int vb_start_known(vb *b, int kind, int field)
+{
+    b->out->elements++;
+    if (b->depth + 1 == b->stack_cap && vb_grow_stack(b) != HB_OK)
+        return HB_ENOMEM;
+    return vb_started(b, &b->stack[++b->depth], kind, field);
+}
+
 int vb_text(vb *b, const char *s, size_t n)
 {
     if (b->stack[b->depth].kind != VB_LEAF)
@@ -713,6 +722,17 @@ static inline int vb_commit_leaf(vb *b, int field)
     if (m->type == VT_NONE)
         return HB_OK;
     return vb_commit_typed(b, field, m, base, s, n, direct);
+}
+
+/* No frame is pushed: the leaf has no children and its value is committed at once. */
+int vb_leaf(vb *b, int field, const char *s, size_t n)
+{
+    b->out->elements++;
+    const vb_member *m = &vb_members[field];
+    char *base = b->obj[m->owner];
+    if (m->type == VT_STR)
+        return vb_store(b, (hb_vol_str *)(void *)(base + m->off), s, n, 1);
+    return vb_commit_typed(b, field, m, base, s, n, 1);
 }
 
 /* The generic shape's end tag: its name is looked up again (under the parent now innermost) and

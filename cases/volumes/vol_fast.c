@@ -57,12 +57,120 @@ enum {
     C_SPECIAL = 8,    /* needs attention in character data */
 };
 
-static uint8_t fx_class[256]; /* written once, by fx_class_init under pthread_once */
+/* The members in the order the service sends them (hb_volumes.h; the generator's order): the
+ * member the scanner expects next. A slot is a member in its parent; S_NONE expects nothing. */
+enum {
+    S_NONE = 0,
+    S_ROOT,
+    S_REQUEST_ID,
+    S_VOLSET,
+    S_NEXT_TOKEN,
+    S_VOLUME,
+    S_VOLUME_ID,
+    S_SIZE,
+    S_SNAPSHOT_ID,
+    S_AVAILABILITY_ZONE,
+    S_STATUS,
+    S_CREATE_TIME,
+    S_ATTSET,
+    S_VOLUME_TYPE,
+    S_IOPS,
+    S_THROUGHPUT,
+    S_ENCRYPTED,
+    S_MULTI_ATTACH,
+    S_TAGSET,
+    S_ATTACHMENT,
+    S_A_VOLUME_ID,
+    S_A_INSTANCE_ID,
+    S_A_DEVICE,
+    S_A_STATUS,
+    S_A_ATTACH_TIME,
+    S_A_DELETE_ON_TERMINATION,
+    S_TAG,
+    S_KEY,
+    S_VALUE,
+    S_COUNT
+};
+
+typedef struct fx_order {
+    const char *name; /* the start tag's name (NULL: the root, never expected) */
+    uint8_t kind;     /* enum vb_kind, as the builder's look-up gives it under its parent */
+    uint8_t field;    /* enum vb_field (VB_LEAF), else VF_NONE */
+    uint8_t first;    /* a container: the slot of its usual first child */
+    uint8_t next;     /* the slot of its usual next sibling */
+} fx_order;
+
+/* clang-format off */
+static const fx_order fx_orders[S_COUNT] = {
+    [S_ROOT]            = {NULL,                  VB_ROOT,       VF_NONE, S_REQUEST_ID, S_NONE},
+    [S_REQUEST_ID]      = {"requestId",           VB_LEAF, VF_REQUEST_ID,        0, S_VOLSET},
+    [S_VOLSET]          = {"volumeSet",           VB_VOLSET,     VF_NONE, S_VOLUME,     S_NEXT_TOKEN},
+    [S_NEXT_TOKEN]      = {"nextToken",           VB_LEAF, VF_NEXT_TOKEN,        0, S_NONE},
+    [S_VOLUME]          = {"item",                VB_VOLUME,     VF_NONE, S_VOLUME_ID,  S_VOLUME},
+    [S_VOLUME_ID]       = {"volumeId",            VB_LEAF, VF_VOLUME_ID,         0, S_SIZE},
+    [S_SIZE]            = {"size",                VB_LEAF, VF_SIZE,              0, S_SNAPSHOT_ID},
+    [S_SNAPSHOT_ID]     = {"snapshotId",          VB_LEAF, VF_SNAPSHOT_ID,       0, S_AVAILABILITY_ZONE},
+    [S_AVAILABILITY_ZONE] = {"availabilityZone",  VB_LEAF, VF_AVAILABILITY_ZONE, 0, S_STATUS},
+    [S_STATUS]          = {"status",              VB_LEAF, VF_STATUS,            0, S_CREATE_TIME},
+    [S_CREATE_TIME]     = {"createTime",          VB_LEAF, VF_CREATE_TIME,       0, S_ATTSET},
+    [S_ATTSET]          = {"attachmentSet",       VB_ATTSET,     VF_NONE, S_ATTACHMENT, S_VOLUME_TYPE},
+    [S_VOLUME_TYPE]     = {"volumeType",          VB_LEAF, VF_VOLUME_TYPE,       0, S_IOPS},
+    [S_IOPS]            = {"iops",                VB_LEAF, VF_IOPS,              0, S_THROUGHPUT},
+    [S_THROUGHPUT]      = {"throughput",          VB_LEAF, VF_THROUGHPUT,        0, S_ENCRYPTED},
+    [S_ENCRYPTED]       = {"encrypted",           VB_LEAF, VF_ENCRYPTED,         0, S_MULTI_ATTACH},
+    [S_MULTI_ATTACH]    = {"multiAttachEnabled",  VB_LEAF, VF_MULTI_ATTACH,      0, S_TAGSET},
+    [S_TAGSET]          = {"tagSet",              VB_TAGSET,     VF_NONE, S_TAG,        S_NONE},
+    [S_ATTACHMENT]      = {"item",                VB_ATTACHMENT, VF_NONE, S_A_VOLUME_ID, S_ATTACHMENT},
+    [S_A_VOLUME_ID]     = {"volumeId",            VB_LEAF, VF_A_VOLUME_ID,       0, S_A_INSTANCE_ID},
+    [S_A_INSTANCE_ID]   = {"instanceId",          VB_LEAF, VF_A_INSTANCE_ID,     0, S_A_DEVICE},
+    [S_A_DEVICE]        = {"device",              VB_LEAF, VF_A_DEVICE,          0, S_A_STATUS},
+    [S_A_STATUS]        = {"status",              VB_LEAF, VF_A_STATUS,          0, S_A_ATTACH_TIME},
+    [S_A_ATTACH_TIME]   = {"attachTime",          VB_LEAF, VF_A_ATTACH_TIME,     0, S_A_DELETE_ON_TERMINATION},
+    [S_A_DELETE_ON_TERMINATION] = {"deleteOnTermination", VB_LEAF, VF_A_DELETE_ON_TERMINATION, 0, S_NONE},
+    [S_TAG]             = {"item",                VB_TAG,        VF_NONE, S_KEY,        S_TAG},
+    [S_KEY]             = {"key",                 VB_LEAF, VF_KEY,               0, S_VALUE},
+    [S_VALUE]           = {"value",               VB_LEAF, VF_VALUE,             0, S_NONE},
+};
+/* clang-format on */
+
+/* A slot's start tag as the scanner compares it: the name then '>' in 32 bytes (the rest 0), and
+ * the bits of the bytes that must match (32 bytes hold the longest name and its '>'). */
+typedef struct fx_tag {
+    _Alignas(16) uint8_t lit[32];
+    uint32_t mask; /* bit i: byte i of lit must match */
+    uint8_t nlen;  /* the name's length */
+} fx_tag;
+
+static uint8_t fx_class[256];  /* written once, by fx_class_init under pthread_once */
+static fx_tag fx_tags[S_COUNT]; /* the same */
+/* The same: the slot of an open element, by its frame: fx_slot_of[kind][field]. */
+static uint8_t fx_slot_of[VB_SKIP + 1][VF_COUNT];
 static int fx_has_avx2;       /* the same: the CPU runs AVX2 (fx_window uses it) */
 static pthread_once_t fx_class_once = PTHREAD_ONCE_INIT;
 
+/* Fills fx_tags and fx_slot_of from fx_orders. */
+static void fx_orders_init(void)
+{
+    for (int s = 1; s < S_COUNT; s++) {
+        const fx_order *o = &fx_orders[s];
+        fx_tag *t = &fx_tags[s];
+        fx_slot_of[o->kind][o->field] = (uint8_t)s;
+        if (!o->name) { /* never matched: every byte must equal 0xff, no name byte */
+            memset(t->lit, 0xff, sizeof t->lit);
+            t->mask = UINT32_MAX;
+            continue;
+        }
+        size_t n = strlen(o->name);
+        memcpy(t->lit, o->name, n);
+        t->lit[n] = '>';
+        t->nlen = (uint8_t)n;
+        t->mask = (uint32_t)((UINT64_C(1) << (n + 1)) - 1);
+    }
+}
+
 static void fx_class_init(void)
 {
+    fx_orders_init();
 #if defined(FX_AVX2)
     fx_has_avx2 = __builtin_cpu_supports("avx2") != 0;
 #endif
@@ -93,6 +201,7 @@ typedef struct fx {
      * run's end is a shift and a bit scan instead of loads waiting on the previous run's end. */
     size_t wstart;  /* offset in doc of the window; FX_NO_WINDOW before the first */
     uint64_t wmask; /* C_SPECIAL bytes */
+    int expect;     /* the slot (S_*) of the member expected to start next; S_NONE: none */
 } fx;
 
 /* Records an error at byte at. Returns code. */
@@ -1057,6 +1166,72 @@ static inline const uint8_t *fx_leaf_text(fx *x, const uint8_t *p)
     return fx_text(x, p, 1);
 }
 
+#if defined(__SSE2__)
+/* 1 when the bytes at p (32 readable) are the start tag's name and '>' of slot t. */
+static inline int fx_tag_is(const uint8_t *p, const fx_tag *t)
+{
+    const __m128i *l = (const __m128i *)(const void *)t->lit;
+    unsigned lo = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_load_si128(l)));
+    unsigned hi = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+        _mm_loadu_si128((const __m128i *)(const void *)(p + 16)), _mm_load_si128(l + 1)));
+    return ((lo | hi << 16) & t->mask) == t->mask;
+}
+#endif
+
+/* The start tag at p ('<', not "</") when it is the member x expects next (fx_orders), written
+ * as the service writes it (the name then '>', no prefix, no attributes): opened in the builder
+ * without a look-up. A leaf whose value is one plain run ended by its own end tag ("</" name
+ * '>') is given whole (vb_leaf) and the scan goes on after its end tag. Returns the byte after
+ * what it consumed, p when the tag is not the expected one (nothing done: the generic path
+ * reads it), or NULL with the error recorded. */
+static inline const uint8_t *fx_expected(fx *x, const uint8_t *p)
+{
+#if defined(__SSE2__)
+    const fx_order *o = &fx_orders[x->expect];
+    const fx_tag *t = &fx_tags[x->expect];
+    if (x->end - p < 34 || !fx_tag_is(p + 1, t))
+        return p;
+    const uint8_t *name = p + 1, *v = name + t->nlen + 1;
+    if (o->kind == VB_LEAF) {
+        const uint8_t *q = fx_next_special(x, v);
+        if (x->end - q >= 34 && q[1] == '/' && q[0] == '<' && fx_tag_is(q + 2, t)) {
+            int rc = vb_leaf(&x->b, o->field, (const char *)v, (size_t)(q - v));
+            if (rc != HB_OK) {
+                fx_fail(x, q, rc, "bad value");
+                return NULL;
+            }
+            x->expect = o->next;
+            return q + 3 + t->nlen;
+        }
+    }
+    if (vb_start_known(&x->b, o->kind, o->field) != HB_OK ||
+        fx_push_name(x, name, t->nlen) != HB_OK) {
+        fx_fail(x, p, HB_ENOMEM, "out of memory");
+        return NULL;
+    }
+    x->expect = fx_orders[x->expect].first;
+    return v;
+#else
+    return p;
+#endif
+}
+
+/* What x expects after the generic path read a tag: the first child of the element it opened
+ * (the builder's depth went up from d0), or the next sibling of the one it closed (an end tag,
+ * or an empty-element tag: the frame at d0 + 1 or d0 is the one popped, still in the stack). */
+static inline void fx_expect_after(fx *x, size_t d0, int start)
+{
+    const vb_frame *f;
+    if (x->b.depth > d0) {
+        f = &x->b.stack[x->b.depth];
+        x->expect = fx_orders[fx_slot_of[f->kind][f->field]].first;
+    } else {
+        f = &x->b.stack[start ? d0 + 1 : d0];
+        x->expect = fx_orders[fx_slot_of[f->kind][f->field]].next;
+    }
+}
+
 static int fx_run(fx *x)
 {
     const uint8_t *p = x->doc, *end = x->end;
@@ -1085,6 +1260,7 @@ static int fx_run(fx *x)
     p = fx_start_tag(x, p); /* the root element */
     if (!p)
         return x->rc ? x->rc : HB_EPARSE;
+    fx_expect_after(x, 0, 1);
     /* content */
     while (x->b.depth > 0) {
         int capture = vb_top(&x->b) == VB_LEAF;
@@ -1099,8 +1275,14 @@ static int fx_run(fx *x)
         if (end - p < 2)
             return fx_fail(x, p, HB_ETRUNC, "document ends inside an element");
         uint8_t c = p[1];
+        size_t d0 = x->b.depth;
+        const uint8_t *q;
         if (c == '/') {
             p = fx_end_quick(x, p);
+            if (p)
+                fx_expect_after(x, d0, 0);
+        } else if (x->expect && (q = fx_expected(x, p)) != p) {
+            p = q; /* the expected member, read (or NULL: an error) */
         } else if (c == '!') {
             if (end - p >= 4 && p[2] == '-' && p[3] == '-')
                 p = fx_comment(x, p);
@@ -1114,6 +1296,8 @@ static int fx_run(fx *x)
             p = fx_pi(x, p);
         } else {
             p = fx_start_quick(x, p);
+            if (p)
+                fx_expect_after(x, d0, 1);
         }
         if (!p)
             return x->rc ? x->rc : HB_EPARSE;

@@ -138,6 +138,16 @@ typedef struct vb {
 int vb_init(vb *b, hb_volumes *out, hb_vol_error *err, int arena, int fast_lookup);
 /* An element starts: name is its qualified name, len bytes (no NUL needed). */
 int vb_start(vb *b, const char *name, size_t len);
+/* An element starts whose kind and field the caller already knows, as vb_start's switch would
+ * find them under the innermost open element (fast's scanner, having matched the member the
+ * schema puts next: kind a container, or VB_LEAF with a leaf field whose owner is the innermost
+ * element's kind). Same effect and errors as vb_start (HB_OK or HB_ENOMEM). */
+int vb_start_known(vb *b, int kind, int field);
+/* A whole leaf at once, for the caller that knows the member (field, owned by the innermost open
+ * element's kind) and holds its entire value: the start, the value (n bytes at s, valid for the
+ * life of the result as for vb_leaf_direct: not copied) and the end, with vb_end's effect and
+ * errors (HB_OK, or HB_ERANGE naming the member for a value its type rejects, HB_ENOMEM). */
+int vb_leaf(vb *b, int field, const char *s, size_t n);
 /* Character data (already decoded: references replaced, line ends normalised). */
 int vb_text(vb *b, const char *s, size_t n);
 /* The innermost open leaf's whole value, given at once instead of vb_text: s stays valid for the
