@@ -188,6 +188,13 @@ static void fx_class_init(void)
     }
 }
 
+/* A 64-byte window of the document, classified: bit i of mask is byte start + i needing
+ * attention in character data (C_SPECIAL). */
+typedef struct fx_win {
+    size_t start;  /* offset in the document; FX_NO_WINDOW: none */
+    uint64_t mask; /* C_SPECIAL bytes */
+} fx_win;
+
 typedef struct fx {
     const uint8_t *doc, *end;
     hb_vol_error *err;
@@ -196,12 +203,10 @@ typedef struct fx {
     uint32_t *nlens;
     size_t ncap;
     int rc; /* the first error's code */
-    /* The special-byte window (fx_next_special): bit i of wmask is byte wstart + i of the
-     * document needing attention (C_SPECIAL); 64 bytes classified at once, so the next text
+    /* The special-byte window (fx_next_special): 64 bytes classified at once, so the next text
      * run's end is a shift and a bit scan instead of loads waiting on the previous run's end. */
-    size_t wstart;  /* offset in doc of the window; FX_NO_WINDOW before the first */
-    uint64_t wmask; /* C_SPECIAL bytes */
-    int expect;     /* the slot (S_*) of the member expected to start next; S_NONE: none */
+    fx_win w;
+    int expect; /* the slot (S_*) of the member expected to start next; S_NONE: none */
 } fx;
 
 /* Records an error at byte at. Returns code. */
@@ -305,30 +310,34 @@ static inline __attribute__((target("avx2"))) uint64_t fx_special_mask64_avx2(co
 #endif
 
 #if defined(__SSE2__)
-/* Classifies the 64-byte window of the document that holds byte offset at (windows start at
- * multiples of 64 from doc, so each byte is classified once) into x->wmask. Returns 0, or -1
- * when the window would pass the end of the document (the caller scans what is left). */
-static __attribute__((noinline)) int fx_window(fx *x, size_t at)
+/* The 64-byte window of the document (len bytes at doc) that holds byte offset at, classified
+ * (windows start at multiples of 64 from doc, so each byte is classified once); start is
+ * FX_NO_WINDOW when the window would pass the end (the caller scans what is left). Returned by
+ * value, so a caller's window stays in registers. */
+static __attribute__((noinline)) fx_win fx_window(const uint8_t *doc, size_t len, size_t at)
 {
+    fx_win w = {FX_NO_WINDOW, 0};
     size_t start = at & ~(size_t)63;
-    if ((size_t)(x->end - x->doc) - start < 64)
-        return -1;
-    x->wstart = start;
-    x->wmask = fx_special_mask64_sse2(x->doc + start);
-    return 0;
+    if (len - start < 64)
+        return w;
+    w.start = start;
+    w.mask = fx_special_mask64_sse2(doc + start);
+    return w;
 }
 #endif
 
 #if defined(FX_AVX2)
 /* fx_window built for AVX2 (the mask inlined): called only when fx_has_avx2. */
-static __attribute__((target("avx2"), noinline)) int fx_window_avx2(fx *x, size_t at)
+static __attribute__((target("avx2"), noinline)) fx_win fx_window_avx2(const uint8_t *doc,
+                                                                       size_t len, size_t at)
 {
+    fx_win w = {FX_NO_WINDOW, 0};
     size_t start = at & ~(size_t)63;
-    if ((size_t)(x->end - x->doc) - start < 64)
-        return -1;
-    x->wstart = start;
-    x->wmask = fx_special_mask64_avx2(x->doc + start);
-    return 0;
+    if (len - start < 64)
+        return w;
+    w.start = start;
+    w.mask = fx_special_mask64_avx2(doc + start);
+    return w;
 }
 #endif
 
@@ -358,30 +367,39 @@ int hb_vol_fast_window_mask(const uint8_t *p, int isa, uint64_t *mask)
 }
 
 /* The first byte at or after p that needs attention in character data, or end: fx_find_special
- * through the 64-byte window of x, so the end of the next text run is a shift and a bit scan
- * rather than loads and compares that wait on where the previous run ended. */
-static inline const uint8_t *fx_next_special(fx *x, const uint8_t *p)
+ * through the 64-byte window *w of the document [doc, end), so the end of the next text run is a
+ * shift and a bit scan rather than loads and compares that wait on where the previous run ended.
+ * *w is the caller's (a local of the scanning loop, so it stays in registers). */
+static inline const uint8_t *fx_special_in(fx_win *w, const uint8_t *doc, const uint8_t *end,
+                                           const uint8_t *p)
 {
 #if defined(__SSE2__)
     for (;;) {
-        size_t at = (size_t)(p - x->doc), off = at - x->wstart; /* wraps when p is before */
+        size_t at = (size_t)(p - doc), off = at - w->start; /* wraps when p is before */
         if (off < 64) {
-            uint64_t m = x->wmask >> off;
+            uint64_t m = w->mask >> off;
             if (m)
                 return p + __builtin_ctzll(m);
-            at = x->wstart + 64;
-            p = x->doc + at;
+            at = w->start + 64;
+            p = doc + at;
         }
 #if defined(FX_AVX2)
-        if ((fx_has_avx2 ? fx_window_avx2(x, at) : fx_window(x, at)) != 0)
-            break;
+        *w = fx_has_avx2 ? fx_window_avx2(doc, (size_t)(end - doc), at)
+                         : fx_window(doc, (size_t)(end - doc), at);
 #else
-        if (fx_window(x, at) != 0)
-            break;
+        *w = fx_window(doc, (size_t)(end - doc), at);
 #endif
+        if (w->start == FX_NO_WINDOW)
+            break;
     }
 #endif
-    return fx_find_special(p, x->end);
+    return fx_find_special(p, end);
+}
+
+/* fx_special_in through x's window. */
+static inline const uint8_t *fx_next_special(fx *x, const uint8_t *p)
+{
+    return fx_special_in(&x->w, x->doc, x->end, p);
 }
 
 /* Decodes the UTF-8 sequence at p (*p >= 0x80) and checks it is an XML Char. Returns the byte
@@ -1179,44 +1197,6 @@ static inline int fx_tag_is(const uint8_t *p, const fx_tag *t)
 }
 #endif
 
-/* The start tag at p ('<', not "</") when it is the member x expects next (fx_orders), written
- * as the service writes it (the name then '>', no prefix, no attributes): opened in the builder
- * without a look-up. A leaf whose value is one plain run ended by its own end tag ("</" name
- * '>') is given whole (vb_leaf) and the scan goes on after its end tag. Returns the byte after
- * what it consumed, p when the tag is not the expected one (nothing done: the generic path
- * reads it), or NULL with the error recorded. */
-static inline const uint8_t *fx_expected(fx *x, const uint8_t *p)
-{
-#if defined(__SSE2__)
-    const fx_order *o = &fx_orders[x->expect];
-    const fx_tag *t = &fx_tags[x->expect];
-    if (x->end - p < 34 || !fx_tag_is(p + 1, t))
-        return p;
-    const uint8_t *name = p + 1, *v = name + t->nlen + 1;
-    if (o->kind == VB_LEAF) {
-        const uint8_t *q = fx_next_special(x, v);
-        if (x->end - q >= 34 && q[1] == '/' && q[0] == '<' && fx_tag_is(q + 2, t)) {
-            int rc = vb_leaf(&x->b, o->field, (const char *)v, (size_t)(q - v));
-            if (rc != HB_OK) {
-                fx_fail(x, q, rc, "bad value");
-                return NULL;
-            }
-            x->expect = o->next;
-            return q + 3 + t->nlen;
-        }
-    }
-    if (vb_start_known(&x->b, o->kind, o->field) != HB_OK ||
-        fx_push_name(x, name, t->nlen) != HB_OK) {
-        fx_fail(x, p, HB_ENOMEM, "out of memory");
-        return NULL;
-    }
-    x->expect = fx_orders[x->expect].first;
-    return v;
-#else
-    return p;
-#endif
-}
-
 /* What x expects after the generic path read a tag: the first child of the element it opened
  * (the builder's depth went up from d0), or the next sibling of the one it closed (an end tag,
  * or an empty-element tag: the frame at d0 + 1 or d0 is the one popped, still in the stack). */
@@ -1230,6 +1210,83 @@ static inline void fx_expect_after(fx *x, size_t d0, int start)
         f = &x->b.stack[start ? d0 + 1 : d0];
         x->expect = fx_orders[fx_slot_of[f->kind][f->field]].next;
     }
+}
+
+/* Opens the element of slot e whose start tag (name nlen bytes at name, after the '<' at p)
+ * the scanner matched. Returns 0, or -1 with the error recorded. */
+static int fx_open_known(fx *x, const uint8_t *p, int e)
+{
+    if (vb_start_known(&x->b, fx_orders[e].kind, fx_orders[e].field) != HB_OK ||
+        fx_push_name(x, p + 1, fx_tags[e].nlen) != HB_OK) {
+        fx_fail(x, p, HB_ENOMEM, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* The members of containers in the order the service sends them (fx_orders), from the tag at p
+ * ('<'): the start tag of the member x expects next - its name then '>', no prefix, no
+ * attributes - is matched by two 16-byte compares and opened without a look-up; a leaf whose
+ * value is one plain run ended by its own end tag is given whole (vb_leaf); end tags of
+ * containers are read by fx_end_quick; the whitespace between tags is skipped through the
+ * window, kept in registers meanwhile. Stops at anything else (text, markup other than a tag, a
+ * start tag it does not expect, a leaf whose value needs decoding - opened -, the root's end
+ * tag) and returns where fx_run goes on: p when it read nothing, NULL on an error (recorded). */
+static const uint8_t *fx_members(fx *x, const uint8_t *p)
+{
+#if defined(__SSE2__)
+    const uint8_t *doc = x->doc, *end = x->end;
+    fx_win w = x->w;
+    int e = x->expect;
+    for (;;) {
+        const uint8_t *q;
+        if (p[1] == '/') {
+            size_t d = x->b.depth;
+            if (d <= 1)
+                break;
+            if (!(q = fx_end_quick(x, p))) {
+                p = NULL;
+                break;
+            }
+            const vb_frame *f = &x->b.stack[d]; /* the frame just popped */
+            e = fx_orders[fx_slot_of[f->kind][f->field]].next;
+        } else {
+            const fx_tag *t = &fx_tags[e];
+            if (!e || end - p < 34 || !fx_tag_is(p + 1, t))
+                break;
+            const uint8_t *v = p + 2 + t->nlen;
+            if (fx_orders[e].kind != VB_LEAF) {
+                if (fx_open_known(x, p, e) != 0) {
+                    p = NULL;
+                    break;
+                }
+                e = fx_orders[e].first;
+                q = v;
+            } else {
+                q = fx_special_in(&w, doc, end, v);
+                if (end - q < 34 || q[0] != '<' || q[1] != '/' || !fx_tag_is(q + 2, t)) {
+                    p = fx_open_known(x, p, e) != 0 ? NULL : v; /* fx_run reads its text */
+                    e = S_NONE;
+                    break;
+                }
+                int rc = vb_leaf(&x->b, fx_orders[e].field, (const char *)v, (size_t)(q - v));
+                if (rc != HB_OK) {
+                    fx_fail(x, q, rc, "bad value");
+                    p = NULL;
+                    break;
+                }
+                e = fx_orders[e].next;
+                q += 3 + t->nlen;
+            }
+        }
+        p = fx_special_in(&w, doc, end, q);
+        if (end - p < 2 || *p != '<')
+            break;
+    }
+    x->w = w;
+    x->expect = e;
+#endif
+    return p;
 }
 
 static int fx_run(fx *x)
@@ -1281,8 +1338,8 @@ static int fx_run(fx *x)
             p = fx_end_quick(x, p);
             if (p)
                 fx_expect_after(x, d0, 0);
-        } else if (x->expect && (q = fx_expected(x, p)) != p) {
-            p = q; /* the expected member, read (or NULL: an error) */
+        } else if (x->expect && (q = fx_members(x, p)) != p) {
+            p = q; /* expected members read (or NULL: an error) */
         } else if (c == '!') {
             if (end - p >= 4 && p[2] == '-' && p[3] == '-')
                 p = fx_comment(x, p);
@@ -1317,7 +1374,7 @@ int hb_vol_fast(const uint8_t *doc, size_t len, size_t piece, hb_volumes *out, h
     x.doc = doc;
     x.end = doc + len;
     x.err = err;
-    x.wstart = FX_NO_WINDOW;
+    x.w.start = FX_NO_WINDOW;
     int rc = vb_init(&x.b, out, err, 1, 1);
     if (rc == HB_OK) {
         rc = fx_run(&x);
