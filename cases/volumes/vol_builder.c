@@ -464,13 +464,26 @@ int vb_start(vb *b, const char *name, size_t len)
     return vb_started(b, f, kind, field);
 }
 
-/* The hot path of the known member: a push and, for a struct, its opening (a tail call). */
+/* The hot path of the known member: a push and, for a struct, its opening (a tail call); a tag
+ * in arena mode with room in its scratch list (the commonest struct) is opened inline. */
 int vb_start_known(vb *b, int kind, int field)
 {
     b->out->elements++;
     if (b->depth + 1 == b->stack_cap && vb_grow_stack(b) != HB_OK)
         return HB_ENOMEM;
-    return vb_started(b, &b->stack[++b->depth], kind, field);
+    vb_frame *f = &b->stack[++b->depth];
+    if (kind == VB_TAG && b->arena && b->nstags < b->stags_cap) {
+        hb_vol_tag *t = hb_vm_arena(b->out, sizeof *t, 16);
+        if (t) { /* else vb_started fails as vb_start would */
+            memset(t, 0, sizeof *t);
+            b->stags[b->nstags++] = t;
+            b->obj[VO_TAG] = (char *)t;
+            f->kind = VB_TAG;
+            f->field = VF_NONE;
+            return HB_OK;
+        }
+    }
+    return vb_started(b, f, kind, field);
 }
 
 int vb_text(vb *b, const char *s, size_t n)

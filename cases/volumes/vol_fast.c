@@ -584,7 +584,7 @@ static const uint8_t *fx_text(fx *x, const uint8_t *p, int capture)
     char buf[4];
     size_t n;
     for (;;) {
-        p = fx_find_special(p, end);
+        p = fx_next_special(x, p);
         if (p == end)
             return p;
         uint8_t c = *p;
@@ -1264,6 +1264,12 @@ static const uint8_t *fx_members(fx *x, const uint8_t *p)
                 q = v;
             } else {
                 q = fx_special_in(&w, doc, end, v);
+                while (q < end && *q >= 0x80) { /* UTF-8 is plain once checked */
+                    const uint8_t *r = fx_utf8(q, end);
+                    if (!r)
+                        break; /* fx_run reports it */
+                    q = fx_special_in(&w, doc, end, r);
+                }
                 if (end - q < 34 || q[0] != '<' || q[1] != '/' || !fx_tag_is(q + 2, t)) {
                     p = fx_open_known(x, p, e) != 0 ? NULL : v; /* fx_run reads its text */
                     e = S_NONE;
