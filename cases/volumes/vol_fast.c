@@ -1017,6 +1017,10 @@ static const uint8_t *fx_xml_decl(fx *x, const uint8_t *p)
         const uint8_t *n = q;
         while (q < end && *q >= 'a' && *q <= 'z')
             q++;
+        if (q == end) {
+            fx_fail(x, p, HB_ETRUNC, "document ends inside the XML declaration");
+            return NULL;
+        }
         int which = -1;
         for (int i = next; i < 3; i++)
             if ((size_t)(q - n) == strlen(names[i]) && memcmp(n, names[i], (size_t)(q - n)) == 0)
