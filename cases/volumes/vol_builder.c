@@ -17,8 +17,6 @@
 
 /* ---- the builder ----------------------------------------------------------------------------- */
 
-/* The structs leaves go to: indexes into vb.obj. */
-enum { VO_RESULT = 0, VO_VOLUME, VO_ATTACHMENT, VO_TAG };
 
 /* The strcmp table of the generic lookup: (parent kind, local name) -> (kind, field). */
 typedef struct vb_rule {
@@ -644,24 +642,13 @@ static inline int vb_store(vb *b, hb_vol_str *dst, const char *s, size_t n, int 
     return vb_store_copy(b, dst, s, n);
 }
 
-/* Where each leaf member goes: the struct that holds it (VO_*, an index into vb.obj), its type
- * and offsets in that struct. One row per enum vb_field; the commit is a table look-up, not a
- * switch per member. */
-enum { VT_NONE = 0, VT_STR, VT_TIME, VT_INT, VT_BOOL };
-
-typedef struct vb_member {
-    uint8_t owner;   /* VO_*: vb.obj[owner] is the struct */
-    uint8_t type;    /* VT_*: how the text is decoded */
-    uint8_t bit;     /* VT_INT, VT_BOOL: the hb_vol_present bit set in the owner's present */
-    uint16_t off;    /* the hb_vol_str (VT_STR, VT_TIME), int64_t (VT_INT) or uint8_t (VT_BOOL) */
-    uint16_t off2;   /* VT_TIME: the hb_rfc3339_time; VT_INT, VT_BOOL: the uint32_t present */
-} vb_member;
-
+/* Where each leaf member goes (vb_member, volumes_impl.h): one row per enum vb_field; the
+ * commit is a table look-up, not a switch per member. */
 #define VB_M(owner, type, bit, st, m, m2)                                                         \
     {owner, type, bit, (uint16_t)offsetof(st, m), (uint16_t)offsetof(st, m2)}
 
 /* clang-format off */
-static const vb_member vb_members[VF_COUNT] = {
+const vb_member vb_members[VF_COUNT] = {
     [VF_REQUEST_ID]        = VB_M(VO_RESULT,     VT_STR,  0, hb_volumes, request_id, request_id),
     [VF_NEXT_TOKEN]        = VB_M(VO_RESULT,     VT_STR,  0, hb_volumes, next_token, next_token),
     [VF_VOLUME_ID]         = VB_M(VO_VOLUME,     VT_STR,  0, hb_volume, volume_id, volume_id),
@@ -737,10 +724,10 @@ static inline int vb_commit_leaf(vb *b, int field)
     return vb_commit_typed(b, field, m, base, s, n, direct);
 }
 
-/* No frame is pushed: the leaf has no children and its value is committed at once. */
-int vb_leaf(vb *b, int field, const char *s, size_t n)
+/* vb_leaf but for a string handed over to a result that owns none (inline there): no frame is
+ * pushed, the leaf has no children and its value is committed at once. */
+int vb_leaf_typed(vb *b, int field, const char *s, size_t n)
 {
-    b->out->elements++;
     const vb_member *m = &vb_members[field];
     char *base = b->obj[m->owner];
     if (m->type == VT_STR)

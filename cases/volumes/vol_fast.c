@@ -826,22 +826,28 @@ static const uint8_t *fx_att_value(fx *x, const uint8_t *p)
     return q + 1;
 }
 
+/* Doubles the stack of open elements' names (from 64). */
+static __attribute__((noinline)) int fx_grow_names(fx *x)
+{
+    size_t nc = x->ncap ? x->ncap * 2 : 64;
+    const uint8_t **nn = hb_vm_realloc(x->b.out, x->names, nc * sizeof *nn);
+    if (!nn)
+        return HB_ENOMEM;
+    x->names = nn;
+    uint32_t *nl = hb_vm_realloc(x->b.out, x->nlens, nc * sizeof *nl);
+    if (!nl)
+        return HB_ENOMEM;
+    x->nlens = nl;
+    x->ncap = nc;
+    return HB_OK;
+}
+
 /* Pushes the name of a newly opened element (at builder depth b.depth). */
 static inline int fx_push_name(fx *x, const uint8_t *name, size_t len)
 {
     size_t d = x->b.depth;
-    if (d >= x->ncap) {
-        size_t nc = x->ncap ? x->ncap * 2 : 64;
-        const uint8_t **nn = hb_vm_realloc(x->b.out, x->names, nc * sizeof *nn);
-        if (!nn)
-            return HB_ENOMEM;
-        x->names = nn;
-        uint32_t *nl = hb_vm_realloc(x->b.out, x->nlens, nc * sizeof *nl);
-        if (!nl)
-            return HB_ENOMEM;
-        x->nlens = nl;
-        x->ncap = nc;
-    }
+    if (d >= x->ncap && fx_grow_names(x) != HB_OK)
+        return HB_ENOMEM;
     x->names[d] = name;
     x->nlens[d] = (uint32_t)len;
     return HB_OK;
@@ -1218,7 +1224,7 @@ static inline void fx_expect_after(fx *x, size_t d0, int start)
 
 /* Opens the element of slot e whose start tag (name nlen bytes at name, after the '<' at p)
  * the scanner matched. Returns 0, or -1 with the error recorded. */
-static int fx_open_known(fx *x, const uint8_t *p, int e)
+static inline __attribute__((always_inline)) int fx_open_known(fx *x, const uint8_t *p, int e)
 {
     if (vb_start_known(&x->b, fx_orders[e].kind, fx_orders[e].field) != HB_OK ||
         fx_push_name(x, p + 1, fx_tags[e].nlen) != HB_OK) {
