@@ -506,6 +506,23 @@ static size_t fx_put_utf8(uint32_t cp, char *out)
 static const uint8_t *fx_reference(fx *x, const uint8_t *p, char *out, size_t *n)
 {
     const uint8_t *end = x->end, *q = p + 1;
+    if (end - p >= 6) { /* the predefined entities as written, by word compares */
+        char c = 0;
+        size_t len = 0;
+        if (q[2] == ';' && q[1] == 't' && (q[0] == 'l' || q[0] == 'g'))
+            c = q[0] == 'l' ? '<' : '>', len = 3;
+        else if (memcmp(q, "amp;", 4) == 0)
+            c = '&', len = 4;
+        else if (q[4] == ';' && memcmp(q, "quot", 4) == 0)
+            c = '"', len = 5;
+        else if (q[4] == ';' && memcmp(q, "apos", 4) == 0)
+            c = '\'', len = 5;
+        if (c) {
+            out[0] = c;
+            *n = 1;
+            return q + len;
+        }
+    }
     if (q < end && *q == '#') {
         q++;
         uint32_t cp = 0;
@@ -1234,6 +1251,30 @@ static inline __attribute__((always_inline)) int fx_open_known(fx *x, const uint
     return 0;
 }
 
+/* An expected leaf (slot e, its start tag at p) whose value is not one plain run: opened, its
+ * text decoded by fx_text (references, CR LF, UTF-8, ']'; through x's window) and closed when
+ * its own end tag follows. Returns the byte after that end tag with *done set; else where fx_run
+ * reads on in the open leaf (a comment, CDATA section or element inside it, a differently
+ * written end tag), *done 0; NULL on an error (recorded). */
+static __attribute__((noinline)) const uint8_t *fx_leaf_decoded(fx *x, const uint8_t *p, int e,
+                                                               int *done)
+{
+    const fx_tag *t = &fx_tags[e];
+    const uint8_t *end = x->end, *q;
+    *done = 0;
+    if (fx_open_known(x, p, e) != 0 || !(q = fx_text(x, p + 2 + t->nlen, 1)))
+        return NULL;
+    if (end - q < 34 || q[0] != '<' || q[1] != '/' || !fx_tag_is(q + 2, t))
+        return q;
+    int rc = vb_end(&x->b, (const char *)p + 1, t->nlen);
+    if (rc != HB_OK) {
+        fx_fail(x, q, rc, "bad value");
+        return NULL;
+    }
+    *done = 1;
+    return q + 3 + t->nlen;
+}
+
 /* The members of containers in the order the service sends them (fx_orders), from the tag at p
  * ('<'): the start tag of the member x expects next - its name then '>', no prefix, no
  * attributes - is matched by two 16-byte compares and opened without a look-up; a leaf whose
@@ -1281,9 +1322,17 @@ static const uint8_t *fx_members(fx *x, const uint8_t *p)
                     q = fx_special_in(&w, doc, end, r);
                 }
                 if (end - q < 34 || q[0] != '<' || q[1] != '/' || !fx_tag_is(q + 2, t)) {
-                    p = fx_open_known(x, p, e) != 0 ? NULL : v; /* fx_run reads its text */
-                    e = S_NONE;
-                    break;
+                    int done;
+                    x->w = w;
+                    q = fx_leaf_decoded(x, p, e, &done);
+                    w = x->w;
+                    if (!done) { /* fx_run reads on in the open leaf (or NULL: an error) */
+                        p = q;
+                        e = S_NONE;
+                        break;
+                    }
+                    e = fx_orders[e].next;
+                    goto next;
                 }
                 int rc = vb_leaf(&x->b, fx_orders[e].field, (const char *)v, (size_t)(q - v));
                 if (rc != HB_OK) {
@@ -1295,6 +1344,7 @@ static const uint8_t *fx_members(fx *x, const uint8_t *p)
                 q += 3 + t->nlen;
             }
         }
+    next:
         p = fx_special_in(&w, doc, end, q);
         if (end - p < 2 || *p != '<')
             break;
