@@ -462,26 +462,38 @@ int vb_start(vb *b, const char *name, size_t len)
     return vb_started(b, f, kind, field);
 }
 
-/* The hot path of the known member: a push and, for a struct, its opening (a tail call); a tag
- * in arena mode with room in its scratch list (the commonest struct) is opened inline. */
-int vb_start_known(vb *b, int kind, int field)
+/* vb_start_known but for its inline case: a push (the stack grown first when full) and, for a
+ * struct, its opening. */
+static __attribute__((noinline)) int vb_start_known_slow(vb *b, int kind, int field)
 {
     b->out->elements++;
     if (b->depth + 1 == b->stack_cap && vb_grow_stack(b) != HB_OK)
         return HB_ENOMEM;
+    return vb_started(b, &b->stack[++b->depth], kind, field);
+}
+
+/* The hot path - a tag in arena mode with room in its scratch list, on the stack and in the
+ * newest arena chunk (the commonest struct) - calls nothing but in tail position, so it runs
+ * without a stack frame. */
+int vb_start_known(vb *b, int kind, int field)
+{
+    hb_vm_chunk *c = (hb_vm_chunk *)b->out->arena_;
+    if (kind != VB_TAG || !b->arena || b->nstags >= b->stags_cap ||
+        b->depth + 1 == b->stack_cap || !c)
+        return vb_start_known_slow(b, kind, field);
+    size_t at = (c->used + 15) & ~(size_t)15; /* hb_vm_arena's bump, without its grow call */
+    if (at > c->cap || c->cap - at < sizeof(hb_vol_tag))
+        return vb_start_known_slow(b, kind, field);
+    c->used = at + sizeof(hb_vol_tag);
+    hb_vol_tag *t = (hb_vol_tag *)(void *)(c->data + at);
+    memset(t, 0, sizeof *t);
+    b->out->elements++;
+    b->stags[b->nstags++] = t;
+    b->obj[VO_TAG] = (char *)t;
     vb_frame *f = &b->stack[++b->depth];
-    if (kind == VB_TAG && b->arena && b->nstags < b->stags_cap) {
-        hb_vol_tag *t = hb_vm_arena(b->out, sizeof *t, 16);
-        if (t) { /* else vb_started fails as vb_start would */
-            memset(t, 0, sizeof *t);
-            b->stags[b->nstags++] = t;
-            b->obj[VO_TAG] = (char *)t;
-            f->kind = VB_TAG;
-            f->field = VF_NONE;
-            return HB_OK;
-        }
-    }
-    return vb_started(b, f, kind, field);
+    f->kind = VB_TAG;
+    f->field = VF_NONE;
+    return HB_OK;
 }
 
 int vb_text(vb *b, const char *s, size_t n)
