@@ -6,6 +6,9 @@
  * A leaf's value goes where a table of member offsets says. vb_start and vb_end keep their common
  * case (the switch knows the name, a string handed over whole) free of calls but in tail
  * position, so it runs without a stack frame: the rare paths are separate, noinline functions.
+ * A scanner that already knows the member (fast, reading the schema's order) skips the look-up:
+ * vb_start_known opens it (a tag in arena mode without a frame), vb_leaf gives a whole leaf at
+ * once (its string case inline in volumes_impl.h).
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"

@@ -5,7 +5,8 @@
  * The builder (vb) turns element events - start(name), text(bytes), end - into hb_volume structs
  * following the decode contract of hb_volumes.h. expat-typed drives it from expat's callbacks;
  * expat-tree and libxml2-dom from a walk of their trees; fast from its own scanner, handing leaf
- * values over directly when they need no decoding.
+ * values over directly when they need no decoding, and members it expected (the schema's order)
+ * without a look-up (vb_start_known, vb_leaf).
  */
 #ifndef HB_VOLUMES_IMPL_H
 #define HB_VOLUMES_IMPL_H
