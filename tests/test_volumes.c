@@ -1163,27 +1163,27 @@ static const char *const order_rows[] = {
 
 /* How a row is perturbed (a leaf row is "<N>V</N>"; other rows are one tag). */
 enum {
-    OV_NONE,       /* as sent */
-    OV_PREFIX,     /* leaf: <ec2:N>V</ec2:N> */
-    OV_ATTR,       /* a start tag with an attribute */
-    OV_END_SPACE,  /* an end tag with a space before '>' */
-    OV_CHARREF,    /* leaf: the value's first character as a character reference */
-    OV_ENTITY,     /* leaf: "&amp;" before the value */
-    OV_CDATA,      /* leaf: the value's first character in a CDATA section */
-    OV_COMMENT,    /* a comment inside the leaf's value, or before the row */
-    OV_PI,         /* a processing instruction before the row */
-    OV_UNKNOWN,    /* an unknown element (holding known names) before the row */
-    OV_SWAP,       /* the row after the next one: out of order */
-    OV_DROP,       /* the row left out */
-    OV_TWICE,      /* the row given twice */
-    OV_EMPTY,      /* leaf: <N/> */
-    OV_CRLF,       /* leaf: CR LF after the value */
-    OV_UTF8,       /* leaf: a two-byte UTF-8 character after the value */
-    OV_BAD,        /* leaf: '!' after the value (a bad integer, boolean or time) */
-    OV_CDEND,      /* leaf: "]]>" after the value (not allowed in character data) */
-    OV_MISMATCH,   /* leaf: its end tag's name one letter longer */
-    OV_CASE,       /* leaf: its name's first letter in upper case (an unknown member) */
-    OV_CHILD,      /* leaf: an element inside its value */
+    OV_NONE,      /* as sent */
+    OV_PREFIX,    /* leaf: <ec2:N>V</ec2:N> */
+    OV_ATTR,      /* a start tag with an attribute */
+    OV_END_SPACE, /* an end tag with a space before '>' */
+    OV_CHARREF,   /* leaf: the value's first character as a character reference */
+    OV_ENTITY,    /* leaf: "&amp;" before the value */
+    OV_CDATA,     /* leaf: the value's first character in a CDATA section */
+    OV_COMMENT,   /* a comment inside the leaf's value, or before the row */
+    OV_PI,        /* a processing instruction before the row */
+    OV_UNKNOWN,   /* an unknown element (holding known names) before the row */
+    OV_SWAP,      /* the row after the next one: out of order */
+    OV_DROP,      /* the row left out */
+    OV_TWICE,     /* the row given twice */
+    OV_EMPTY,     /* leaf: <N/> */
+    OV_CRLF,      /* leaf: CR LF after the value */
+    OV_UTF8,      /* leaf: a two-byte UTF-8 character after the value */
+    OV_BAD,       /* leaf: '!' after the value (a bad integer, boolean or time) */
+    OV_CDEND,     /* leaf: "]]>" after the value (not allowed in character data) */
+    OV_MISMATCH,  /* leaf: its end tag's name one letter longer */
+    OV_CASE,      /* leaf: its name's first letter in upper case (an unknown member) */
+    OV_CHILD,     /* leaf: an element inside its value */
     OV_COUNT
 };
 
@@ -1213,14 +1213,17 @@ static void order_row(mbuf *m, const char *r, int kind)
             skip = 1;
         }
         strcpy(lead, kind == OV_ENTITY ? "&amp;" : kind == OV_CHILD ? "<b>x</b>" : "");
-        strcpy(rest, kind == OV_CRLF ? "\r\n" : kind == OV_UTF8 ? "\xc3\xa9" : kind == OV_BAD ? "!"
-                     : kind == OV_CDEND ? "]]>" : "");
+        strcpy(rest, kind == OV_CRLF    ? "\r\n"
+                     : kind == OV_UTF8  ? "\xc3\xa9"
+                     : kind == OV_BAD   ? "!"
+                     : kind == OV_CDEND ? "]]>"
+                                        : "");
         if (kind == OV_EMPTY)
             snprintf(buf, sizeof buf, "<%.*s/>", n, name);
         else
             snprintf(buf, sizeof buf, "<%s%.*s%s>%s%s%.*s%s</%s%.*s%s%s>", pre, n, name,
-                     kind == OV_ATTR ? " a=\"1\"" : "", lead, first, vn - skip, v + skip, rest,
-                     pre, n, name, kind == OV_MISMATCH ? "x" : "", kind == OV_END_SPACE ? " " : "");
+                     kind == OV_ATTR ? " a=\"1\"" : "", lead, first, vn - skip, v + skip, rest, pre,
+                     n, name, kind == OV_MISMATCH ? "x" : "", kind == OV_END_SPACE ? " " : "");
         if (kind == OV_CASE)
             buf[1] = (char)(buf[1] - 'a' + 'A'), buf[strlen(buf) - n - 1] = buf[1];
         m_puts(m, buf);
@@ -1297,8 +1300,8 @@ static void order_check(const char *doc, size_t len, const char *what)
         dump_doc(doc, len);
         fail_msg("%s: fast gives %d (%s) at %llu:%llu, the reference %d (%s) at %llu:%llu\n%s",
                  what, frc, ferr.reason, (unsigned long long)ferr.line,
-                 (unsigned long long)ferr.column, rrc, rerr.reason,
-                 (unsigned long long)rerr.line, (unsigned long long)rerr.column, doc);
+                 (unsigned long long)ferr.column, rrc, rerr.reason, (unsigned long long)rerr.line,
+                 (unsigned long long)rerr.column, doc);
     }
     hb_volumes_free(&v);
     hb_volumes_free(&ref);

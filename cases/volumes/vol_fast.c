@@ -104,7 +104,7 @@ enum {
     S_A_DEVICE,
     S_A_STATUS,
     S_A_ATTACH_TIME,
-    S_A_DELETE_ON_TERMINATION,
+    S_A_DELETE,
     S_TAG,
     S_KEY,
     S_VALUE,
@@ -120,35 +120,36 @@ typedef struct fx_order {
 } fx_order;
 
 /* clang-format off */
+/* [slot] = {name, kind, field, first child, next sibling} */
 static const fx_order fx_orders[S_COUNT] = {
-    [S_ROOT]            = {NULL,                  VB_ROOT,       VF_NONE, S_REQUEST_ID, S_NONE},
-    [S_REQUEST_ID]      = {"requestId",           VB_LEAF, VF_REQUEST_ID,        0, S_VOLSET},
-    [S_VOLSET]          = {"volumeSet",           VB_VOLSET,     VF_NONE, S_VOLUME,     S_NEXT_TOKEN},
-    [S_NEXT_TOKEN]      = {"nextToken",           VB_LEAF, VF_NEXT_TOKEN,        0, S_NONE},
-    [S_VOLUME]          = {"item",                VB_VOLUME,     VF_NONE, S_VOLUME_ID,  S_VOLUME},
-    [S_VOLUME_ID]       = {"volumeId",            VB_LEAF, VF_VOLUME_ID,         0, S_SIZE},
-    [S_SIZE]            = {"size",                VB_LEAF, VF_SIZE,              0, S_SNAPSHOT_ID},
-    [S_SNAPSHOT_ID]     = {"snapshotId",          VB_LEAF, VF_SNAPSHOT_ID,       0, S_AVAILABILITY_ZONE},
-    [S_AVAILABILITY_ZONE] = {"availabilityZone",  VB_LEAF, VF_AVAILABILITY_ZONE, 0, S_STATUS},
-    [S_STATUS]          = {"status",              VB_LEAF, VF_STATUS,            0, S_CREATE_TIME},
-    [S_CREATE_TIME]     = {"createTime",          VB_LEAF, VF_CREATE_TIME,       0, S_ATTSET},
-    [S_ATTSET]          = {"attachmentSet",       VB_ATTSET,     VF_NONE, S_ATTACHMENT, S_VOLUME_TYPE},
-    [S_VOLUME_TYPE]     = {"volumeType",          VB_LEAF, VF_VOLUME_TYPE,       0, S_IOPS},
-    [S_IOPS]            = {"iops",                VB_LEAF, VF_IOPS,              0, S_THROUGHPUT},
-    [S_THROUGHPUT]      = {"throughput",          VB_LEAF, VF_THROUGHPUT,        0, S_ENCRYPTED},
-    [S_ENCRYPTED]       = {"encrypted",           VB_LEAF, VF_ENCRYPTED,         0, S_MULTI_ATTACH},
-    [S_MULTI_ATTACH]    = {"multiAttachEnabled",  VB_LEAF, VF_MULTI_ATTACH,      0, S_TAGSET},
-    [S_TAGSET]          = {"tagSet",              VB_TAGSET,     VF_NONE, S_TAG,        S_NONE},
-    [S_ATTACHMENT]      = {"item",                VB_ATTACHMENT, VF_NONE, S_A_VOLUME_ID, S_ATTACHMENT},
-    [S_A_VOLUME_ID]     = {"volumeId",            VB_LEAF, VF_A_VOLUME_ID,       0, S_A_INSTANCE_ID},
-    [S_A_INSTANCE_ID]   = {"instanceId",          VB_LEAF, VF_A_INSTANCE_ID,     0, S_A_DEVICE},
-    [S_A_DEVICE]        = {"device",              VB_LEAF, VF_A_DEVICE,          0, S_A_STATUS},
-    [S_A_STATUS]        = {"status",              VB_LEAF, VF_A_STATUS,          0, S_A_ATTACH_TIME},
-    [S_A_ATTACH_TIME]   = {"attachTime",          VB_LEAF, VF_A_ATTACH_TIME,     0, S_A_DELETE_ON_TERMINATION},
-    [S_A_DELETE_ON_TERMINATION] = {"deleteOnTermination", VB_LEAF, VF_A_DELETE_ON_TERMINATION, 0, S_NONE},
-    [S_TAG]             = {"item",                VB_TAG,        VF_NONE, S_KEY,        S_TAG},
-    [S_KEY]             = {"key",                 VB_LEAF, VF_KEY,               0, S_VALUE},
-    [S_VALUE]           = {"value",               VB_LEAF, VF_VALUE,             0, S_NONE},
+    [S_ROOT] = {NULL, VB_ROOT, VF_NONE, S_REQUEST_ID, S_NONE},
+    [S_REQUEST_ID] = {"requestId", VB_LEAF, VF_REQUEST_ID, 0, S_VOLSET},
+    [S_VOLSET] = {"volumeSet", VB_VOLSET, VF_NONE, S_VOLUME, S_NEXT_TOKEN},
+    [S_NEXT_TOKEN] = {"nextToken", VB_LEAF, VF_NEXT_TOKEN, 0, S_NONE},
+    [S_VOLUME] = {"item", VB_VOLUME, VF_NONE, S_VOLUME_ID, S_VOLUME},
+    [S_VOLUME_ID] = {"volumeId", VB_LEAF, VF_VOLUME_ID, 0, S_SIZE},
+    [S_SIZE] = {"size", VB_LEAF, VF_SIZE, 0, S_SNAPSHOT_ID},
+    [S_SNAPSHOT_ID] = {"snapshotId", VB_LEAF, VF_SNAPSHOT_ID, 0, S_AVAILABILITY_ZONE},
+    [S_AVAILABILITY_ZONE] = {"availabilityZone", VB_LEAF, VF_AVAILABILITY_ZONE, 0, S_STATUS},
+    [S_STATUS] = {"status", VB_LEAF, VF_STATUS, 0, S_CREATE_TIME},
+    [S_CREATE_TIME] = {"createTime", VB_LEAF, VF_CREATE_TIME, 0, S_ATTSET},
+    [S_ATTSET] = {"attachmentSet", VB_ATTSET, VF_NONE, S_ATTACHMENT, S_VOLUME_TYPE},
+    [S_VOLUME_TYPE] = {"volumeType", VB_LEAF, VF_VOLUME_TYPE, 0, S_IOPS},
+    [S_IOPS] = {"iops", VB_LEAF, VF_IOPS, 0, S_THROUGHPUT},
+    [S_THROUGHPUT] = {"throughput", VB_LEAF, VF_THROUGHPUT, 0, S_ENCRYPTED},
+    [S_ENCRYPTED] = {"encrypted", VB_LEAF, VF_ENCRYPTED, 0, S_MULTI_ATTACH},
+    [S_MULTI_ATTACH] = {"multiAttachEnabled", VB_LEAF, VF_MULTI_ATTACH, 0, S_TAGSET},
+    [S_TAGSET] = {"tagSet", VB_TAGSET, VF_NONE, S_TAG, S_NONE},
+    [S_ATTACHMENT] = {"item", VB_ATTACHMENT, VF_NONE, S_A_VOLUME_ID, S_ATTACHMENT},
+    [S_A_VOLUME_ID] = {"volumeId", VB_LEAF, VF_A_VOLUME_ID, 0, S_A_INSTANCE_ID},
+    [S_A_INSTANCE_ID] = {"instanceId", VB_LEAF, VF_A_INSTANCE_ID, 0, S_A_DEVICE},
+    [S_A_DEVICE] = {"device", VB_LEAF, VF_A_DEVICE, 0, S_A_STATUS},
+    [S_A_STATUS] = {"status", VB_LEAF, VF_A_STATUS, 0, S_A_ATTACH_TIME},
+    [S_A_ATTACH_TIME] = {"attachTime", VB_LEAF, VF_A_ATTACH_TIME, 0, S_A_DELETE},
+    [S_A_DELETE] = {"deleteOnTermination", VB_LEAF, VF_A_DELETE_ON_TERMINATION, 0, S_NONE},
+    [S_TAG] = {"item", VB_TAG, VF_NONE, S_KEY, S_TAG},
+    [S_KEY] = {"key", VB_LEAF, VF_KEY, 0, S_VALUE},
+    [S_VALUE] = {"value", VB_LEAF, VF_VALUE, 0, S_NONE},
 };
 /* clang-format on */
 
@@ -160,11 +161,11 @@ typedef struct fx_tag {
     uint8_t nlen;  /* the name's length */
 } fx_tag;
 
-static uint8_t fx_class[256];  /* written once, by fx_class_init under pthread_once */
+static uint8_t fx_class[256];   /* written once, by fx_class_init under pthread_once */
 static fx_tag fx_tags[S_COUNT]; /* the same */
 /* The same: the slot of an open element, by its frame: fx_slot_of[kind][field]. */
 static uint8_t fx_slot_of[VB_SKIP + 1][VF_COUNT];
-static int fx_has_avx2;       /* the same: the CPU runs AVX2 (fx_window uses it) */
+static int fx_has_avx2; /* the same: the CPU runs AVX2 (fx_window uses it) */
 static pthread_once_t fx_class_once = PTHREAD_ONCE_INIT;
 
 /* Fills fx_tags and fx_slot_of from fx_orders. */
@@ -313,8 +314,9 @@ static inline uint64_t fx_special_mask64_sse2(const uint8_t *p)
  * LF are both): five vector operations per 32 bytes. */
 static inline __attribute__((target("avx2"))) uint64_t fx_special_mask64_avx2(const uint8_t *p)
 {
-    const __m256i nib = _mm256_setr_epi8(1, 0, 1, 1, 1, 1, '&', 1, 1, '\t', '\n', 1, '<', ']', 1, 1,
-                                         1, 0, 1, 1, 1, 1, '&', 1, 1, '\t', '\n', 1, '<', ']', 1, 1);
+    const __m256i nib =
+        _mm256_setr_epi8(1, 0, 1, 1, 1, 1, '&', 1, 1, '\t', '\n', 1, '<', ']', 1, 1, /* by nibble */
+                         1, 0, 1, 1, 1, 1, '&', 1, 1, '\t', '\n', 1, '<', ']', 1, 1);
     const __m256i sp = _mm256_set1_epi8(0x20);
     __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
     __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
@@ -1276,7 +1278,7 @@ static inline __attribute__((always_inline)) int fx_open_known(fx *x, const uint
  * reads on in the open leaf (a comment, CDATA section or element inside it, a differently
  * written end tag), *done 0; NULL on an error (recorded). */
 static __attribute__((noinline)) const uint8_t *fx_leaf_decoded(fx *x, const uint8_t *p, int e,
-                                                               int *done)
+                                                                int *done)
 {
     const fx_tag *t = &fx_tags[e];
     const uint8_t *end = x->end, *q;
