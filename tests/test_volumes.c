@@ -1333,6 +1333,34 @@ static void test_expected_members(void **state)
     free(m.p);
 }
 
+/* Generated (service-order) documents whose lists outgrow what fast's whole-item path assumes
+ * room for - a volume's scratch list of tags (32, then doubled), the arena's newest chunk (16 KiB,
+ * doubling) - so it declines mid-document and the member path grows them: every decoder against
+ * the reference, compact and indented. */
+static void test_expected_long_lists(void **state)
+{
+    (void)state;
+    static const unsigned shapes[][2] = {{1, 31}, {1, 32}, {1, 33}, {2, 65}, {40, 70}, {3, 200}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (int compact = 0; compact < 2; compact++) {
+            hb_volumes_params p;
+            hb_volumes_params_default(&p);
+            p.volumes = shapes[i][0];
+            p.tags = shapes[i][1];
+            p.compact = compact;
+            uint8_t *doc;
+            size_t len;
+            hb_volumes_info info;
+            assert_int_equal(hb_volumes_generate(&p, &doc, &len, &info), HB_OK);
+            char what[96];
+            snprintf(what, sizeof what, "generated %u x %u%s", p.volumes, p.tags,
+                     compact ? ", compact" : "");
+            against_reference(doc, len, what);
+            free(doc);
+        }
+    }
+}
+
 /* Every prefix of a service-order document (compact and indented) is truncated: every decoder
  * rejects it, fast with the reference's code, line and column. */
 static void test_expected_truncated(void **state)
@@ -1482,6 +1510,7 @@ int main(void)
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_expected_members),
         cmocka_unit_test(test_expected_truncated),
+        cmocka_unit_test(test_expected_long_lists),
         cmocka_unit_test(test_instants),
         cmocka_unit_test(test_allocation_counts),
         cmocka_unit_test(test_poisoned_heap),

@@ -499,6 +499,27 @@ int vb_start_known(vb *b, int kind, int field)
     return HB_OK;
 }
 
+/* Without a stack frame, as vb_start_known's hot path; no side effect when it declines. */
+int vb_tag(vb *b, const char *key, size_t kn, const char *value, size_t vn)
+{
+    hb_vm_chunk *c = (hb_vm_chunk *)b->out->arena_;
+    if (!b->arena || b->out->owns_strings_ || b->nstags >= b->stags_cap || !c)
+        return HB_EINVAL;
+    size_t at = (c->used + 15) & ~(size_t)15; /* hb_vm_arena's bump, without its grow call */
+    if (at > c->cap || c->cap - at < sizeof(hb_vol_tag))
+        return HB_EINVAL;
+    c->used = at + sizeof(hb_vol_tag);
+    hb_vol_tag *t = (hb_vol_tag *)(void *)(c->data + at);
+    t->key.s = key;
+    t->key.len = kn;
+    t->value.s = value;
+    t->value.len = vn;
+    b->stags[b->nstags++] = t;
+    b->obj[VO_TAG] = (char *)t;
+    b->out->elements += 3; /* item, key, value */
+    return HB_OK;
+}
+
 int vb_text(vb *b, const char *s, size_t n)
 {
     if (b->stack[b->depth].kind != VB_LEAF)

@@ -1296,6 +1296,53 @@ static __attribute__((noinline)) const uint8_t *fx_leaf_decoded(fx *x, const uin
     return q + 3 + t->nlen;
 }
 
+/* The end of the plain run of character data at p: the first byte needing attention other than
+ * a valid UTF-8 character (fx_utf8), through the window *w (fx_special_in). */
+static inline const uint8_t *fx_plain_in(fx_win *w, const uint8_t *doc, const uint8_t *end,
+                                         const uint8_t *p)
+{
+    const uint8_t *q = fx_special_in(w, doc, end, p);
+    while (q < end && *q >= 0x80) { /* UTF-8 is plain once checked */
+        const uint8_t *r = fx_utf8(q, end);
+        if (!r)
+            break; /* the caller's slower path reports it */
+        q = fx_special_in(w, doc, end, r);
+    }
+    return q;
+}
+
+/* A tag item as the service writes it, at p (its "<item>" start tag, expected and matched):
+ * whitespace, "<key>" and "<value>" each with one plain run (valid UTF-8 included) ended by its
+ * own end tag, "</item>".
+ * Given to the builder at once (vb_tag: no frames, both strings pointers into the input).
+ * Returns the byte after "</item>", or p when anything differs (nothing done: fx_members reads
+ * the item member by member). *w is fx_members' window. */
+static inline const uint8_t *fx_tag_item(fx *x, fx_win *w, const uint8_t *p)
+{
+    const uint8_t *doc = x->doc, *end = x->end, *k, *ke, *v, *ve, *q;
+    const fx_tag *ti = &fx_tags[S_TAG], *tk = &fx_tags[S_KEY], *tv = &fx_tags[S_VALUE];
+    q = fx_special_in(w, doc, end, p + 2 + ti->nlen);
+    if (end - q < 34 || q[0] != '<' || !fx_tag_is(q + 1, tk))
+        return p;
+    k = q + 2 + tk->nlen;
+    ke = fx_plain_in(w, doc, end, k);
+    if (end - ke < 34 || ke[0] != '<' || ke[1] != '/' || !fx_tag_is(ke + 2, tk))
+        return p;
+    q = fx_special_in(w, doc, end, ke + 3 + tk->nlen);
+    if (end - q < 34 || q[0] != '<' || !fx_tag_is(q + 1, tv))
+        return p;
+    v = q + 2 + tv->nlen;
+    ve = fx_plain_in(w, doc, end, v);
+    if (end - ve < 34 || ve[0] != '<' || ve[1] != '/' || !fx_tag_is(ve + 2, tv))
+        return p;
+    q = fx_special_in(w, doc, end, ve + 3 + tv->nlen);
+    if (end - q < 34 || q[0] != '<' || q[1] != '/' || !fx_tag_is(q + 2, ti) ||
+        vb_tag(&x->b, (const char *)k, (size_t)(ke - k), (const char *)v, (size_t)(ve - v)) !=
+            HB_OK)
+        return p;
+    return q + 3 + ti->nlen;
+}
+
 /* The members of containers in the order the service sends them (fx_orders), from the tag at p
  * ('<'): the start tag of the member x expects next - its name then '>', no prefix, no
  * attributes - is matched by two 16-byte compares and opened without a look-up; a leaf whose
@@ -1329,6 +1376,8 @@ static const uint8_t *fx_members(fx *x, const uint8_t *p)
                 break;
             const uint8_t *v = p + 2 + t->nlen;
             if (fx_orders[e].kind != VB_LEAF) {
+                if (e == S_TAG && (q = fx_tag_item(x, &w, p)) != p)
+                    goto next; /* a whole tag item; the next expected is another */
                 if (fx_open_known(x, p, e) != 0) {
                     p = NULL;
                     break;
@@ -1336,13 +1385,7 @@ static const uint8_t *fx_members(fx *x, const uint8_t *p)
                 e = fx_orders[e].first;
                 q = v;
             } else {
-                q = fx_special_in(&w, doc, end, v);
-                while (q < end && *q >= 0x80) { /* UTF-8 is plain once checked */
-                    const uint8_t *r = fx_utf8(q, end);
-                    if (!r)
-                        break; /* fx_run reports it */
-                    q = fx_special_in(&w, doc, end, r);
-                }
+                q = fx_plain_in(&w, doc, end, v);
                 if (end - q < 34 || q[0] != '<' || q[1] != '/' || !fx_tag_is(q + 2, t)) {
                     int done;
                     x->w = w;

@@ -181,6 +181,12 @@ static inline int vb_leaf(vb *b, int field, const char *s, size_t n)
     return vb_leaf_typed(b, field, s, n);
 }
 
+/* A whole tag item at once - its start, <key> and <value> with these values and its end - under
+ * the innermost open element, a tagSet (the caller knows it: fast reading the schema's order):
+ * the strings are kept as given (kn and vn bytes, valid for the life of the result: not
+ * copied). Arena mode only, with room in the newest arena chunk and the tag list: HB_OK, else
+ * HB_EINVAL with nothing done (the caller opens the item as vb_start would). */
+int vb_tag(vb *b, const char *key, size_t kn, const char *value, size_t vn);
 /* Character data (already decoded: references replaced, line ends normalised). */
 int vb_text(vb *b, const char *s, size_t n);
 /* The innermost open leaf's whole value, given at once instead of vb_text: s stays valid for the
