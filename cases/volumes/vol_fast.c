@@ -13,25 +13,27 @@
  * a look-up; a leaf whose value is one plain run (valid UTF-8 allowed) ended by its own end tag is
  * handed to the builder whole as a pointer into the input (vb_leaf: no frame pushed, zero copy),
  * one that needs decoding (references, CR LF, ']') through fx_text and the builder's text buffer;
- * the end tags of containers are one 16-byte compare with the start's name. The window stays in
- * registers meanwhile. Anything else - another member or order, an unknown element, a prefix, an
- * attribute, a comment, PI or CDATA section, an empty-element tag, a space before '>' - falls to
- * the generic path at that tag, which reads any order: names 16 bytes at a time, the builder's
- * switch on the name (prefixes looked up on a miss), the full start tag with attributes, the
- * end tag compared with the start's name; the expectation is resynchronised from the element it
- * opened or closed.
+ * a tag item written so (<item>, <key>, <value>, </item>) is read whole and given at once
+ * (fx_tag_item, vb_tag); the end tags of containers are one 16-byte compare with the start's
+ * name. The window stays in registers meanwhile. Anything else - another member or order, an
+ * unknown element, a prefix, an attribute, a comment, PI or CDATA section, an empty-element tag,
+ * a space before '>' - falls to the generic path at that tag, which reads any order: names 16
+ * bytes at a time, the builder's switch on the name (prefixes looked up on a miss), the full
+ * start tag with attributes, the end tag compared with the start's name; the expectation is
+ * resynchronised from the element it opened or closed.
  *
  * What limits it now (300 volumes x 20 tags, 23,487 elements, 1.23 MB indented / 0.68 MB
- * compact; callgrind and min-of-300 timings on the 2-vCPU EPYC VM): 251 instructions per element
- * (4.8 per byte indented, 8.1 compact), against 402 before the expected-member path, and 61 per
- * element for memchr-scan; ~360 us indented (3.4 GB/s, 1.36x memchr-scan) and ~330 us compact
- * (2.0 GB/s, 1.25x). The cost follows elements, not bytes: per element the start tag's compare,
- * one or two window look-ups (a refill every 64 bytes, ~28 instructions), the end tag's compare
- * and the builder's store (a tag: a struct bumped from the arena and a frame); then the values
- * that need work (770 escaped values through fx_text, 510 timestamps through the RFC 3339
- * reference parser, ~300 instructions each). The compact form has the same elements in fewer
- * bytes, so its GB/s is lower at the same time per element; memchr-scan's time follows its
- * 47,000 memchr calls (one per '<'), not the bytes either.
+ * compact; callgrind, and hotbench medians of 5 on the 2-vCPU EPYC VM): 241 instructions per
+ * element (4.6 per byte indented, 7.6 compact), against 402 before the expected-member path and
+ * 61 for memchr-scan; 2.3 simulated branch mispredictions per element (callgrind's model; 4.2
+ * before). ~370 us indented (3.3 GB/s, 1.33x memchr-scan) and ~330 us compact (2.1 GB/s,
+ * 1.18x). The cost follows elements, not bytes: per element the start tag's compare, one or two
+ * window look-ups (a refill every 64 bytes, ~28 instructions), the end tag's compare and the
+ * builder's store (a struct bumped from the arena); then the values that need work (770 escaped
+ * values through fx_text, 510 timestamps through the RFC 3339 reference parser, ~300
+ * instructions each). The compact form has the same elements in fewer bytes, so its GB/s is
+ * lower at the same time per element; memchr-scan's time follows its 47,000 memchr calls (one
+ * per '<'), not the bytes either: 3 GB/s on the compact form would be faster than memchr-scan.
  *
  * It checks everything expat checks for a document without a DOCTYPE, or rejects it: well-formed
  * tags, matching end tags, unique attributes with quoted values free of '<', the predefined
