@@ -8,7 +8,7 @@
  * position, so it runs without a stack frame: the rare paths are separate, noinline functions.
  * A scanner that already knows the member (fast, reading the schema's order) skips the look-up:
  * vb_start_known opens it (a tag in arena mode without a frame), vb_leaf gives a whole leaf at
- * once (its string case inline in volumes_impl.h).
+ * once (its string case inline in volumes_impl.h), vb_tag a whole tag item.
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
