@@ -167,7 +167,9 @@ static uint8_t fx_class[256];   /* written once, by fx_class_init under pthread_
 static fx_tag fx_tags[S_COUNT]; /* the same */
 /* The same: the slot of an open element, by its frame: fx_slot_of[kind][field]. */
 static uint8_t fx_slot_of[VB_SKIP + 1][VF_COUNT];
-static int fx_has_avx2; /* the same: the CPU runs AVX2 (fx_window uses it) */
+#if defined(FX_AVX2)
+static int fx_has_avx2; /* the same: the CPU runs AVX2 (fx_special_in uses it) */
+#endif
 static pthread_once_t fx_class_once = PTHREAD_ONCE_INIT;
 
 /* Fills fx_tags and fx_slot_of from fx_orders. */
@@ -415,6 +417,8 @@ static inline const uint8_t *fx_special_in(fx_win *w, const uint8_t *doc, const 
         if (w->start == FX_NO_WINDOW)
             break;
     }
+#else
+    (void)w, (void)doc; /* no window without SSE2 */
 #endif
     return fx_find_special(p, end);
 }
@@ -998,6 +1002,8 @@ static inline int fx_same(const uint8_t *a, const uint8_t *b, size_t n, const ui
         unsigned want = (1u << n) - 1;
         return (m & want) == want;
     }
+#else
+    (void)end;
 #endif
     return memcmp(a, b, n) == 0;
 }
@@ -1245,6 +1251,12 @@ static inline int fx_tag_is(const uint8_t *p, const fx_tag *t)
         _mm_loadu_si128((const __m128i *)(const void *)(p + 16)), _mm_load_si128(l + 1)));
     return ((lo | hi << 16) & t->mask) == t->mask;
 }
+#else
+/* The same without SSE2 (the root's slot, all 0xff, matches no document byte). */
+static inline int fx_tag_is(const uint8_t *p, const fx_tag *t)
+{
+    return t->nlen ? memcmp(p, t->lit, t->nlen + 1u) == 0 : 0;
+}
 #endif
 
 /* What x expects after the generic path read a tag: the first child of the element it opened
@@ -1356,7 +1368,6 @@ static inline const uint8_t *fx_tag_item(fx *x, fx_win *w, const uint8_t *p)
  * where fx_run goes on: p when it read nothing, NULL on an error (recorded). */
 static const uint8_t *fx_members(fx *x, const uint8_t *p)
 {
-#if defined(__SSE2__)
     const uint8_t *doc = x->doc, *end = x->end;
     fx_win w = x->w;
     int e = x->expect;
@@ -1418,7 +1429,6 @@ static const uint8_t *fx_members(fx *x, const uint8_t *p)
     }
     x->w = w;
     x->expect = e;
-#endif
     return p;
 }
 
