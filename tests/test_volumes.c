@@ -1098,6 +1098,290 @@ static void test_mutations(void **state)
     assert_true(rejected > 100);
 }
 
+/* ---- fast's expected-member path (vol_fast.c, fx_members) ---------------------------------- */
+
+/* A response in the order the service sends it (hotbench-gen's order), one tag a row: two volumes,
+ * the first attached with two tags (one value longer than a window), the second with throughput,
+ * an empty snapshotId and an empty attachmentSet; then a nextToken. fast reads such a document
+ * by comparing each tag with the one it expects next; each row perturbed in turn must still give
+ * the reference's answer or rejection. */
+static const char *const order_rows[] = {
+    "<DescribeVolumesResponse xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\">",
+    "<requestId>req-1</requestId>",
+    "<volumeSet>",
+    "<item>",
+    "<volumeId>vol-1</volumeId>",
+    "<size>30</size>",
+    "<snapshotId>snap-1</snapshotId>",
+    "<availabilityZone>us-east-1d</availabilityZone>",
+    "<status>in-use</status>",
+    "<createTime>2022-06-14T20:37:07.881Z</createTime>",
+    "<attachmentSet>",
+    "<item>",
+    "<volumeId>vol-1</volumeId>",
+    "<instanceId>i-1</instanceId>",
+    "<device>/dev/sdf</device>",
+    "<status>attached</status>",
+    "<attachTime>2022-06-14T20:40:00.000Z</attachTime>",
+    "<deleteOnTermination>true</deleteOnTermination>",
+    "</item>",
+    "</attachmentSet>",
+    "<volumeType>gp2</volumeType>",
+    "<iops>100</iops>",
+    "<encrypted>false</encrypted>",
+    "<multiAttachEnabled>false</multiAttachEnabled>",
+    "<tagSet>",
+    "<item>",
+    "<key>Name</key>",
+    "<value>a value longer than one 64-byte window of the scanner, so that it crosses one</value>",
+    "</item>",
+    "<item>",
+    "<key>k2</key>",
+    "<value>v2</value>",
+    "</item>",
+    "</tagSet>",
+    "</item>",
+    "<item>",
+    "<volumeId>vol-2</volumeId>",
+    "<size>8</size>",
+    "<snapshotId></snapshotId>",
+    "<availabilityZone>us-west-2a</availabilityZone>",
+    "<status>available</status>",
+    "<createTime>2023-01-01T00:00:00Z</createTime>",
+    "<attachmentSet/>",
+    "<volumeType>gp3</volumeType>",
+    "<iops>3000</iops>",
+    "<throughput>125</throughput>",
+    "<encrypted>true</encrypted>",
+    "<multiAttachEnabled>false</multiAttachEnabled>",
+    "</item>",
+    "</volumeSet>",
+    "<nextToken>tok</nextToken>",
+    "</DescribeVolumesResponse>",
+};
+#define ORDER_ROWS (sizeof order_rows / sizeof order_rows[0])
+
+/* How a row is perturbed (a leaf row is "<N>V</N>"; other rows are one tag). */
+enum {
+    OV_NONE,      /* as sent */
+    OV_PREFIX,    /* leaf: <ec2:N>V</ec2:N> */
+    OV_ATTR,      /* a start tag with an attribute */
+    OV_END_SPACE, /* an end tag with a space before '>' */
+    OV_CHARREF,   /* leaf: the value's first character as a character reference */
+    OV_ENTITY,    /* leaf: "&amp;" before the value */
+    OV_CDATA,     /* leaf: the value's first character in a CDATA section */
+    OV_COMMENT,   /* a comment inside the leaf's value, or before the row */
+    OV_PI,        /* a processing instruction before the row */
+    OV_UNKNOWN,   /* an unknown element (holding known names) before the row */
+    OV_SWAP,      /* the row after the next one: out of order */
+    OV_DROP,      /* the row left out */
+    OV_TWICE,     /* the row given twice */
+    OV_EMPTY,     /* leaf: <N/> */
+    OV_CRLF,      /* leaf: CR LF after the value */
+    OV_UTF8,      /* leaf: a two-byte UTF-8 character after the value */
+    OV_BAD,       /* leaf: '!' after the value (a bad integer, boolean or time) */
+    OV_CDEND,     /* leaf: "]]>" after the value (not allowed in character data) */
+    OV_MISMATCH,  /* leaf: its end tag's name one letter longer */
+    OV_CASE,      /* leaf: its name's first letter in upper case (an unknown member) */
+    OV_CHILD,     /* leaf: an element inside its value */
+    OV_COUNT
+};
+
+/* Appends row r perturbed by kind to m. */
+static void order_row(mbuf *m, const char *r, int kind)
+{
+    char buf[512];
+    const char *gt = strchr(r, '>'), *close = strstr(r, "</");
+    int leaf = close && close != r, start = r[1] != '/' && !leaf && gt[-1] != '/';
+    int n = (int)(gt - r - 1), vn = leaf ? (int)(close - gt - 1) : 0; /* name, value length */
+    const char *name = r + 1, *v = gt + 1;
+    if (kind == OV_COMMENT && !leaf)
+        m_puts(m, "<!--c-->");
+    else if (kind == OV_PI)
+        m_puts(m, "<?pi x?>");
+    else if (kind == OV_UNKNOWN)
+        m_puts(m, "<unknown><volumeId>no</volumeId><item><key>no</key></item></unknown>");
+    if (kind == OV_DROP)
+        return;
+    if (leaf && kind != OV_NONE && kind < OV_COUNT && kind != OV_COMMENT) {
+        const char *pre = kind == OV_PREFIX ? "ec2:" : "";
+        char first[16] = "", rest[8] = "", lead[16] = "";
+        int skip = 0;
+        if (vn > 0 && (kind == OV_CHARREF || kind == OV_CDATA)) {
+            snprintf(first, sizeof first, kind == OV_CHARREF ? "&#%d;" : "<![CDATA[%c]]>",
+                     kind == OV_CHARREF ? (int)(unsigned char)v[0] : v[0]);
+            skip = 1;
+        }
+        strcpy(lead, kind == OV_ENTITY ? "&amp;" : kind == OV_CHILD ? "<b>x</b>" : "");
+        strcpy(rest, kind == OV_CRLF    ? "\r\n"
+                     : kind == OV_UTF8  ? "\xc3\xa9"
+                     : kind == OV_BAD   ? "!"
+                     : kind == OV_CDEND ? "]]>"
+                                        : "");
+        if (kind == OV_EMPTY)
+            snprintf(buf, sizeof buf, "<%.*s/>", n, name);
+        else
+            snprintf(buf, sizeof buf, "<%s%.*s%s>%s%s%.*s%s</%s%.*s%s%s>", pre, n, name,
+                     kind == OV_ATTR ? " a=\"1\"" : "", lead, first, vn - skip, v + skip, rest, pre,
+                     n, name, kind == OV_MISMATCH ? "x" : "", kind == OV_END_SPACE ? " " : "");
+        if (kind == OV_CASE)
+            buf[1] = (char)(buf[1] - 'a' + 'A'), buf[strlen(buf) - n - 1] = buf[1];
+        m_puts(m, buf);
+    } else if (leaf && kind == OV_COMMENT && vn > 0) {
+        snprintf(buf, sizeof buf, "<%.*s>%c<!--c-->%.*s</%.*s>", n, name, v[0], vn - 1, v + 1, n,
+                 name);
+        m_puts(m, buf);
+    } else if (kind == OV_ATTR && start) {
+        snprintf(buf, sizeof buf, "<%.*s a='1'>", n, name);
+        m_puts(m, buf);
+    } else if (kind == OV_END_SPACE && r[1] == '/') {
+        snprintf(buf, sizeof buf, "%.*s >", (int)(gt - r), r);
+        m_puts(m, buf);
+    } else {
+        m_puts(m, r);
+    }
+    if (kind == OV_TWICE)
+        m_puts(m, r);
+}
+
+/* The document with row at perturbed by kind (OV_SWAP: rows at and at + 1 exchanged), rows
+ * joined by sep (compact "" or an indentation). */
+static void order_doc(mbuf *m, size_t at, int kind, const char *sep)
+{
+    m->len = 0;
+    m_puts(m, DECL);
+    for (size_t i = 0; i < ORDER_ROWS; i++) {
+        size_t r = i;
+        if (kind == OV_SWAP && at + 1 < ORDER_ROWS && (i == at || i == at + 1))
+            r = i == at ? at + 1 : at;
+        if (i)
+            m_puts(m, sep);
+        order_row(m, order_rows[r], i == at && kind != OV_SWAP ? kind : OV_NONE);
+    }
+}
+
+/* fast against the reference on doc: when the reference accepts it, every decoder gives its
+ * answer (the streaming ones fed at every split point too: against_reference); when it rejects
+ * it, every decoder rejects it (the streaming ones at every split point) and fast with the
+ * reference's code - and for a bad value (HB_ERANGE, found by the builder they share) with its
+ * reason. Positions are each parser's own (hb_vol_error: as near to the offending token as the
+ * strategy can tell; expat places a bad value after its end tag, fast at it). */
+static void order_check(const char *doc, size_t len, const char *what)
+{
+    hb_volumes ref, v;
+    hb_vol_error rerr, ferr;
+    const uint8_t *d = hb_guard_place((const uint8_t *)doc, len);
+    int rrc = hb_volumes_decode(hb_vol_find(HB_VOL_REFERENCE), d, len, 0, &ref, &rerr);
+    if (rrc == HB_OK) {
+        hb_volumes_free(&ref);
+        against_reference((const uint8_t *)doc, len, what);
+        return;
+    }
+    for (size_t k = 0; k < hb_vol_strategy_count; k++) {
+        const hb_vol_strategy *s = &hb_vol_strategies[k];
+        if (s->output != HB_VOL_OUT_VOLUMES)
+            continue;
+        for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+            if (pieces[i] == 0 || s->streaming)
+                mutation_check(s, pieces[i], d, len, rrc, &ref, &rerr);
+    }
+    int frc = hb_volumes_decode(hb_vol_find("fast"), d, len, 0, &v, &ferr);
+    if (getenv("HB_ORDER_DUMP")) { /* HB_ORDER_DUMP=dir: each rejected document, for a look */
+        static int dumped;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%05d.xml", getenv("HB_ORDER_DUMP"), dumped++);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fwrite(doc, 1, len, f);
+            fclose(f);
+        }
+    }
+    if (frc != rrc || (rrc == HB_ERANGE && strcmp(ferr.reason, rerr.reason) != 0)) {
+        dump_doc(doc, len);
+        fail_msg("%s: fast gives %d (%s) at %llu:%llu, the reference %d (%s) at %llu:%llu\n%s",
+                 what, frc, ferr.reason, (unsigned long long)ferr.line,
+                 (unsigned long long)ferr.column, rrc, rerr.reason, (unsigned long long)rerr.line,
+                 (unsigned long long)rerr.column, doc);
+    }
+    hb_volumes_free(&v);
+    hb_volumes_free(&ref);
+}
+
+/* Every row of a service-order document perturbed in every way (out of order, left out, twice,
+ * unknown elements, prefixes, attributes, references, CDATA, comments, PIs, CR LF, UTF-8,
+ * empty-element tags, bad values, mismatched end tags, children inside a leaf), compact and
+ * indented, against the reference: fast's expected-member path must fall back to the generic
+ * one at each and give the same answer or the same error. */
+static void test_expected_members(void **state)
+{
+    (void)state;
+    static const char *const seps[] = {"", "\n    "};
+    mbuf m = {NULL, 0, 0, 0};
+    char what[96];
+    for (size_t s = 0; s < 2; s++) {
+        order_doc(&m, 0, OV_NONE, seps[s]);
+        against_reference((const uint8_t *)m.p, m.len, "a service-order document");
+        for (size_t at = 0; at < ORDER_ROWS; at++) {
+            for (int kind = OV_PREFIX; kind < OV_COUNT; kind++) {
+                order_doc(&m, at, kind, seps[s]);
+                snprintf(what, sizeof what, "row %zu (%s) perturbed (%d)%s", at, order_rows[at],
+                         kind, s ? ", indented" : "");
+                order_check(m.p, m.len, what);
+            }
+        }
+    }
+    free(m.p);
+}
+
+/* Generated (service-order) documents whose lists outgrow what fast's whole-item path assumes
+ * room for - a volume's scratch list of tags (32, then doubled), the arena's newest chunk (16 KiB,
+ * doubling) - so it declines mid-document and the member path grows them: every decoder against
+ * the reference, compact and indented. */
+static void test_expected_long_lists(void **state)
+{
+    (void)state;
+    static const unsigned shapes[][2] = {{1, 31}, {1, 32}, {1, 33}, {2, 65}, {40, 70}, {3, 200}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (int compact = 0; compact < 2; compact++) {
+            hb_volumes_params p;
+            hb_volumes_params_default(&p);
+            p.volumes = shapes[i][0];
+            p.tags = shapes[i][1];
+            p.compact = compact;
+            uint8_t *doc;
+            size_t len;
+            hb_volumes_info info;
+            assert_int_equal(hb_volumes_generate(&p, &doc, &len, &info), HB_OK);
+            char what[96];
+            snprintf(what, sizeof what, "generated %u x %u%s", p.volumes, p.tags,
+                     compact ? ", compact" : "");
+            against_reference(doc, len, what);
+            free(doc);
+        }
+    }
+}
+
+/* Every prefix of a service-order document (compact and indented) is truncated: every decoder
+ * rejects it, fast with the reference's code, line and column. */
+static void test_expected_truncated(void **state)
+{
+    (void)state;
+    static const char *const seps[] = {"", "\n    "};
+    mbuf m = {NULL, 0, 0, 0};
+    char what[64];
+    for (size_t s = 0; s < 2; s++) {
+        order_doc(&m, 0, OV_NONE, seps[s]);
+        for (size_t n = 0; n < m.len; n++) {
+            snprintf(what, sizeof what, "the first %zu bytes%s", n, s ? ", indented" : "");
+            char keep = m.p[n];
+            m.p[n] = '\0'; /* for the message */
+            order_check(m.p, n, what);
+            m.p[n] = keep;
+        }
+    }
+    free(m.p);
+}
+
 /* createTime and attachTime are parsed into instants (through cases/rfc3339), by every decoder. */
 static void test_instants(void **state)
 {
@@ -1224,6 +1508,9 @@ int main(void)
         cmocka_unit_test(test_random_generated),
         cmocka_unit_test(test_random_messy),
         cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_expected_members),
+        cmocka_unit_test(test_expected_truncated),
+        cmocka_unit_test(test_expected_long_lists),
         cmocka_unit_test(test_instants),
         cmocka_unit_test(test_allocation_counts),
         cmocka_unit_test(test_poisoned_heap),

@@ -6,6 +6,9 @@
  * A leaf's value goes where a table of member offsets says. vb_start and vb_end keep their common
  * case (the switch knows the name, a string handed over whole) free of calls but in tail
  * position, so it runs without a stack frame: the rare paths are separate, noinline functions.
+ * A scanner that already knows the member (fast, reading the schema's order) skips the look-up:
+ * vb_start_known opens it (a tag in arena mode without a frame), vb_leaf gives a whole leaf at
+ * once (its string case inline in volumes_impl.h), vb_tag a whole tag item.
  */
 #include "hb_volumes.h"
 #include "volumes_impl.h"
@@ -17,8 +20,6 @@
 
 /* ---- the builder ----------------------------------------------------------------------------- */
 
-/* The structs leaves go to: indexes into vb.obj. */
-enum { VO_RESULT = 0, VO_VOLUME, VO_ATTACHMENT, VO_TAG };
 
 /* The strcmp table of the generic lookup: (parent kind, local name) -> (kind, field). */
 typedef struct vb_rule {
@@ -464,6 +465,61 @@ int vb_start(vb *b, const char *name, size_t len)
     return vb_started(b, f, kind, field);
 }
 
+/* vb_start_known but for its inline case: a push (the stack grown first when full) and, for a
+ * struct, its opening. */
+static __attribute__((noinline)) int vb_start_known_slow(vb *b, int kind, int field)
+{
+    b->out->elements++;
+    if (b->depth + 1 == b->stack_cap && vb_grow_stack(b) != HB_OK)
+        return HB_ENOMEM;
+    return vb_started(b, &b->stack[++b->depth], kind, field);
+}
+
+/* The hot path - a tag in arena mode with room in its scratch list, on the stack and in the
+ * newest arena chunk (the commonest struct) - calls nothing but in tail position, so it runs
+ * without a stack frame. */
+int vb_start_known(vb *b, int kind, int field)
+{
+    hb_vm_chunk *c = (hb_vm_chunk *)b->out->arena_;
+    if (kind != VB_TAG || !b->arena || b->nstags >= b->stags_cap ||
+        b->depth + 1 == b->stack_cap || !c)
+        return vb_start_known_slow(b, kind, field);
+    size_t at = (c->used + 15) & ~(size_t)15; /* hb_vm_arena's bump, without its grow call */
+    if (at > c->cap || c->cap - at < sizeof(hb_vol_tag))
+        return vb_start_known_slow(b, kind, field);
+    c->used = at + sizeof(hb_vol_tag);
+    hb_vol_tag *t = (hb_vol_tag *)(void *)(c->data + at);
+    memset(t, 0, sizeof *t);
+    b->out->elements++;
+    b->stags[b->nstags++] = t;
+    b->obj[VO_TAG] = (char *)t;
+    vb_frame *f = &b->stack[++b->depth];
+    f->kind = VB_TAG;
+    f->field = VF_NONE;
+    return HB_OK;
+}
+
+/* Without a stack frame, as vb_start_known's hot path; no side effect when it declines. */
+int vb_tag(vb *b, const char *key, size_t kn, const char *value, size_t vn)
+{
+    hb_vm_chunk *c = (hb_vm_chunk *)b->out->arena_;
+    if (!b->arena || b->out->owns_strings_ || b->nstags >= b->stags_cap || !c)
+        return HB_EINVAL;
+    size_t at = (c->used + 15) & ~(size_t)15; /* hb_vm_arena's bump, without its grow call */
+    if (at > c->cap || c->cap - at < sizeof(hb_vol_tag))
+        return HB_EINVAL;
+    c->used = at + sizeof(hb_vol_tag);
+    hb_vol_tag *t = (hb_vol_tag *)(void *)(c->data + at);
+    t->key.s = key;
+    t->key.len = kn;
+    t->value.s = value;
+    t->value.len = vn;
+    b->stags[b->nstags++] = t;
+    b->obj[VO_TAG] = (char *)t;
+    b->out->elements += 3; /* item, key, value */
+    return HB_OK;
+}
+
 int vb_text(vb *b, const char *s, size_t n)
 {
     if (b->stack[b->depth].kind != VB_LEAF)
@@ -622,24 +678,13 @@ static inline int vb_store(vb *b, hb_vol_str *dst, const char *s, size_t n, int 
     return vb_store_copy(b, dst, s, n);
 }
 
-/* Where each leaf member goes: the struct that holds it (VO_*, an index into vb.obj), its type
- * and offsets in that struct. One row per enum vb_field; the commit is a table look-up, not a
- * switch per member. */
-enum { VT_NONE = 0, VT_STR, VT_TIME, VT_INT, VT_BOOL };
-
-typedef struct vb_member {
-    uint8_t owner;   /* VO_*: vb.obj[owner] is the struct */
-    uint8_t type;    /* VT_*: how the text is decoded */
-    uint8_t bit;     /* VT_INT, VT_BOOL: the hb_vol_present bit set in the owner's present */
-    uint16_t off;    /* the hb_vol_str (VT_STR, VT_TIME), int64_t (VT_INT) or uint8_t (VT_BOOL) */
-    uint16_t off2;   /* VT_TIME: the hb_rfc3339_time; VT_INT, VT_BOOL: the uint32_t present */
-} vb_member;
-
+/* Where each leaf member goes (vb_member, volumes_impl.h): one row per enum vb_field; the
+ * commit is a table look-up, not a switch per member. */
 #define VB_M(owner, type, bit, st, m, m2)                                                         \
     {owner, type, bit, (uint16_t)offsetof(st, m), (uint16_t)offsetof(st, m2)}
 
 /* clang-format off */
-static const vb_member vb_members[VF_COUNT] = {
+const vb_member vb_members[VF_COUNT] = {
     [VF_REQUEST_ID]        = VB_M(VO_RESULT,     VT_STR,  0, hb_volumes, request_id, request_id),
     [VF_NEXT_TOKEN]        = VB_M(VO_RESULT,     VT_STR,  0, hb_volumes, next_token, next_token),
     [VF_VOLUME_ID]         = VB_M(VO_VOLUME,     VT_STR,  0, hb_volume, volume_id, volume_id),
@@ -713,6 +758,17 @@ static inline int vb_commit_leaf(vb *b, int field)
     if (m->type == VT_NONE)
         return HB_OK;
     return vb_commit_typed(b, field, m, base, s, n, direct);
+}
+
+/* vb_leaf but for a string handed over to a result that owns none (inline there): no frame is
+ * pushed, the leaf has no children and its value is committed at once. */
+int vb_leaf_typed(vb *b, int field, const char *s, size_t n)
+{
+    const vb_member *m = &vb_members[field];
+    char *base = b->obj[m->owner];
+    if (m->type == VT_STR)
+        return vb_store(b, (hb_vol_str *)(void *)(base + m->off), s, n, 1);
+    return vb_commit_typed(b, field, m, base, s, n, 1);
 }
 
 /* The generic shape's end tag: its name is looked up again (under the parent now innermost) and

@@ -5,7 +5,8 @@
  * The builder (vb) turns element events - start(name), text(bytes), end - into hb_volume structs
  * following the decode contract of hb_volumes.h. expat-typed drives it from expat's callbacks;
  * expat-tree and libxml2-dom from a walk of their trees; fast from its own scanner, handing leaf
- * values over directly when they need no decoding.
+ * values over directly when they need no decoding, and members it expected (the schema's order)
+ * without a look-up (vb_start_known, vb_leaf).
  */
 #ifndef HB_VOLUMES_IMPL_H
 #define HB_VOLUMES_IMPL_H
@@ -134,10 +135,58 @@ typedef struct vb {
                      last opened of each; indexed by the owner in vol_builder.c's member table) */
 } vb;
 
+/* Where a leaf member goes: vb.obj[owner] is the struct holding it (VO_*), type says how its text
+ * is decoded (VT_*). vol_builder.c's table, one row per enum vb_field, is shown here only so
+ * that vb_leaf's common case, a string handed over whole, is inline. */
+enum { VO_RESULT = 0, VO_VOLUME, VO_ATTACHMENT, VO_TAG };
+enum { VT_NONE = 0, VT_STR, VT_TIME, VT_INT, VT_BOOL };
+
+typedef struct vb_member {
+    uint8_t owner; /* VO_*: vb.obj[owner] is the struct */
+    uint8_t type;  /* VT_*: how the text is decoded */
+    uint8_t bit;   /* VT_INT, VT_BOOL: the hb_vol_present bit set in the owner's present */
+    uint16_t off;  /* the hb_vol_str (VT_STR, VT_TIME), int64_t (VT_INT) or uint8_t (VT_BOOL) */
+    uint16_t off2; /* VT_TIME: the hb_rfc3339_time; VT_INT, VT_BOOL: the uint32_t present */
+} vb_member;
+
+extern const vb_member vb_members[VF_COUNT];
+
 /* Starts building into *out (zeroed by the caller). Returns HB_OK or HB_ENOMEM. */
 int vb_init(vb *b, hb_volumes *out, hb_vol_error *err, int arena, int fast_lookup);
 /* An element starts: name is its qualified name, len bytes (no NUL needed). */
 int vb_start(vb *b, const char *name, size_t len);
+/* An element starts whose kind and field the caller already knows, as vb_start's switch would
+ * find them under the innermost open element (fast's scanner, having matched the member the
+ * schema puts next: kind a container, or VB_LEAF with a leaf field whose owner is the innermost
+ * element's kind). Same effect and errors as vb_start (HB_OK or HB_ENOMEM). */
+int vb_start_known(vb *b, int kind, int field);
+
+/* vb_leaf's other cases (the element already counted). */
+int vb_leaf_typed(vb *b, int field, const char *s, size_t n);
+
+/* A whole leaf at once, for the caller that knows the member (field, owned by the innermost open
+ * element's kind) and holds its entire value: the start, the value (n bytes at s, valid for the
+ * life of the result as for vb_leaf_direct: not copied) and the end, with vb_end's effect and
+ * errors (HB_OK, or HB_ERANGE naming the member for a value its type rejects, HB_ENOMEM). */
+static inline int vb_leaf(vb *b, int field, const char *s, size_t n)
+{
+    const vb_member *m = &vb_members[field];
+    b->out->elements++;
+    if (m->type == VT_STR && !b->out->owns_strings_) {
+        hb_vol_str *d = (hb_vol_str *)(void *)(b->obj[m->owner] + m->off);
+        d->s = s;
+        d->len = n;
+        return HB_OK;
+    }
+    return vb_leaf_typed(b, field, s, n);
+}
+
+/* A whole tag item at once - its start, <key> and <value> with these values and its end - under
+ * the innermost open element, a tagSet (the caller knows it: fast reading the schema's order):
+ * the strings are kept as given (kn and vn bytes, valid for the life of the result: not
+ * copied). Arena mode only, with room in the newest arena chunk and the tag list: HB_OK, else
+ * HB_EINVAL with nothing done (the caller opens the item as vb_start would). */
+int vb_tag(vb *b, const char *key, size_t kn, const char *value, size_t vn);
 /* Character data (already decoded: references replaced, line ends normalised). */
 int vb_text(vb *b, const char *s, size_t n);
 /* The innermost open leaf's whole value, given at once instead of vb_text: s stays valid for the
