@@ -147,9 +147,9 @@ def ir_selection(arms, manifest, opts):
 
 
 def count_arms(arms, settings, ir_filter, logdir, suffix, log):
-    """{arm label: {name: {per_iteration, ...}}}: each arm once under callgrind over ir_filter,
-    side by side (instruction counts do not depend on the machine's load); None (logged) when
-    callgrind is unavailable."""
+    """({arm label: {name: {per_iteration, ...}}}, {arm label: why it has no counts}): each arm
+    once under callgrind over ir_filter, side by side (instruction counts do not depend on the
+    machine's load); an arm callgrind could not count is in the second dict only (logged)."""
     def count(arm):
         s = dict(settings, ir_filter=ir_filter, env=dict(settings["env"], **arm.env))
         return measure_instructions(arm.binary, logdir, s, {}, "-" + arm.label + suffix,
@@ -157,15 +157,18 @@ def count_arms(arms, settings, ir_filter, logdir, suffix, log):
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(arms)) as pool:
         irs = dict(zip([a.label for a in arms], pool.map(count, arms)))
-    for ir in irs.values():
+    counts, failed = {}, {}
+    for label, ir in irs.items():
         if "unavailable" in ir:
-            log("compare: no instruction counts: " + ir["unavailable"])
-            return None
-    return {label: ir["benchmarks"] for label, ir in irs.items()}
+            failed[label] = ir["unavailable"]
+            log("compare: no instruction counts of the %s: %s" % (label, ir["unavailable"]))
+        else:
+            counts[label] = ir["benchmarks"]
+    return counts, failed
 
 
 def per_iteration(counts, label, name):
-    return counts[label].get(name, {}).get("per_iteration")
+    return counts.get(label, {}).get(name, {}).get("per_iteration")
 
 
 def instructions(rows, arms, settings, manifest, opts, out_dir, log):
@@ -178,8 +181,8 @@ def instructions(rows, arms, settings, manifest, opts, out_dir, log):
     logdir = os.path.join(out_dir, "trials")
     os.makedirs(logdir, exist_ok=True)
     log("compare: instruction counts under callgrind, base and head side by side")
-    first = count_arms(arms, settings, ir_filter, logdir, "", log)
-    if first is None:
+    first, failed = count_arms(arms, settings, ir_filter, logdir, "", log)
+    if failed:
         return
     verdicts = {}
     for name in sorted(set(first["base"]) | set(first["head"])):
@@ -191,11 +194,12 @@ def instructions(rows, arms, settings, manifest, opts, out_dir, log):
     if moved:
         log("compare: %d instruction counts moved; counting them again, to see that they "
             "repeat" % len(moved))
-        again = count_arms(arms, settings, names_filter(moved), logdir, "-again", log) or \
-            {"base": {}, "head": {}}
+        again, failed = count_arms(arms, settings, names_filter(moved), logdir, "-again", log)
+        missing = "; ".join("the %s's second count failed: %s" % kv for kv in failed.items())
         for name in moved:
             verdicts[name] = repeated(verdicts[name], per_iteration(again, "base", name),
-                                      per_iteration(again, "head", name), opts.ir_tolerance)
+                                      per_iteration(again, "head", name), opts.ir_tolerance,
+                                      missing)
     for name, iv in verdicts.items():
         row = rows.setdefault(name, dict(name=name, family="", params=None, checks=[],
                                          time=None, note=""))

@@ -19,9 +19,9 @@ instructions (callgrind): the ratio of instructions per iteration; regressed abo
     deterministic only when the code is: expat salts its hash tables at random, and one binary's
     expat-tree count moved 5% between runs (13.90e6 and 14.64e6 per iteration), which failed a
     compare of two commits with the same C code. So a row whose count moved is counted again in
-    both arms, and stands only when each arm repeats its count within a quarter of the
-    tolerance and the second counts say the same; otherwise it is inconclusive and the time
-    check decides.
+    both arms, and stands only when each arm repeats its count within a quarter of the larger of
+    the tolerance and the change, and the second counts say the same; otherwise it is
+    inconclusive and the time check decides.
 Predicted times (a size skipped over --hb_budget) are shown and never decide: a size the base
 measured and the head skipped is run again, interleaved, without the budget, the head's runs
 stopped after a time limit; a stopped run counts as at least that limit (a right-censored value,
@@ -73,21 +73,22 @@ def instructions_verdict(base, head, tolerance):
     return dict(verdict=v, ratio=ratio, base=base, head=head)
 
 
-def repeated(iv, base_again, head_again, tolerance):
+def repeated(iv, base_again, head_again, tolerance, missing=None):
     """iv (instructions_verdict) when a second count of both arms agrees with it: each arm
-    within tolerance / 4 of its first count, and the second pair's verdict the same; else iv as
-    inconclusive, with why naming both counts of each arm. A missing second count is no
-    agreement."""
+    within a quarter of max(tolerance, the change) of its first count, and the second pair's
+    verdict the same; else iv as inconclusive, with why naming both counts of each arm. A
+    missing second count is no agreement (missing: why it is missing, for the text)."""
     again = instructions_verdict(base_again, head_again, tolerance)
     if again is not None:
         drift = max(abs(base_again / iv["base"] - 1), abs(head_again / iv["head"] - 1))
-        if drift <= tolerance / 4 and again["verdict"] == iv["verdict"]:
+        if drift <= max(tolerance, abs(iv["ratio"] - 1)) / 4 and again["verdict"] == iv["verdict"]:
             return iv
     seen = "base %s, head %s" % tuple(
         "%.4g then %s" % (first, "%.4g" % second if second else "no count")
         for first, second in ((iv["base"], base_again), (iv["head"], head_again)))
     return dict(iv, verdict="inconclusive",
-                why="; not repeated by a second count (%s): time decides" % seen)
+                why="; not repeated by a second count (%s%s): time decides"
+                % (seen, ": " + missing if missing else ""))
 
 
 def pct(ratio):
