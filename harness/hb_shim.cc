@@ -1,4 +1,4 @@
-// hb_shim.cc - the one C++ file: hb.h's C API implemented over google-benchmark 1.7.1.
+// hb_shim.cc - the one C++ file: hb.h's C API implemented over google-benchmark 1.7 to 1.9.
 //
 // An hb_state * is a benchmark::State *, an hb_bench * a benchmark::internal::Benchmark *; the
 // casts are the whole shim. hb_main wraps the default display reporter to count the runs that
@@ -64,6 +64,29 @@
 namespace {
 
 const char kSkipPrefix[] = "skipped: ";
+
+// Whether google-benchmark's reporter saw a run end in SkipWithError, and its message: the
+// fields are Run::skipped and Run::skip_message from google-benchmark 1.8 on, Run::error_occurred
+// and Run::error_message before (CMakeLists.txt's feature test sets HB_BENCHMARK_RUN_SKIPPED).
+// Every hotbench skip and failure goes through SkipWithError, which each version reports as an
+// error, so both spellings mean the same runs.
+bool run_errored(const benchmark::BenchmarkReporter::Run &r)
+{
+#if HB_BENCHMARK_RUN_SKIPPED
+    return r.skipped != benchmark::internal::NotSkipped;
+#else
+    return r.error_occurred;
+#endif
+}
+
+const std::string &run_message(const benchmark::BenchmarkReporter::Run &r)
+{
+#if HB_BENCHMARK_RUN_SKIPPED
+    return r.skip_message;
+#else
+    return r.error_message;
+#endif
+}
 const char kManifestKey[] = "hb_manifest: "; // the console header's line of the manifest
 
 benchmark::State &S(hb_state *st)
@@ -219,12 +242,13 @@ class Reporter : public benchmark::BenchmarkReporter
                 FlushComplexity();
                 family_ = r.run_name.function_name;
             }
-            if (r.error_occurred) {
-                if (r.error_message.compare(0, sizeof kSkipPrefix - 1, kSkipPrefix) == 0) {
+            if (run_errored(r)) {
+                const std::string &msg = run_message(r);
+                if (msg.compare(0, sizeof kSkipPrefix - 1, kSkipPrefix) == 0) {
                     skipped_++;
                     InjectSkipFigures(&r);
                 } else
-                    failed_.push_back(r.benchmark_name() + ": " + r.error_message);
+                    failed_.push_back(r.benchmark_name() + ": " + msg);
             } else if (r.run_type == Run::RT_Iteration && r.iterations > 0) {
                 family_runs_.push_back(r);
             }

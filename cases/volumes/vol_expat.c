@@ -25,6 +25,7 @@
 #include "hb_seed.h"
 
 #include <expat.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,6 +44,41 @@ typedef struct vx {
     void *root;   /* expat-tree: the document node */
     size_t depth; /* expat-tree: open elements */
 } vx;
+
+/* Fixes the parser's hash salt to salt (nonzero): the 16-byte form from expat 2.8 on (salt's
+ * bytes, least significant first, repeated to fill 16), XML_SetHashSalt before it
+ * (HB_HAVE_XML_SETHASHSALT16BYTES, CMakeLists.txt's feature test). Called before parsing starts. */
+static void vx_set_salt(XML_Parser p, unsigned long salt)
+{
+#if HB_HAVE_XML_SETHASHSALT16BYTES
+    uint8_t entropy[16];
+    for (size_t i = 0; i < sizeof entropy; i++)
+        entropy[i] = (uint8_t)(salt >> (8 * (i % sizeof salt)));
+    XML_SetHashSalt16Bytes(p, entropy);
+#else
+    XML_SetHashSalt(p, salt);
+#endif
+}
+
+/* The parser's current line and column (expat counts lines from 1, columns from 0): the 64-bit
+ * calls from expat 2.8 on, the XML_Size ones before (HB_HAVE_XML_GETCURRENTLINENUMBER64). */
+static uint64_t vx_line(XML_Parser p)
+{
+#if HB_HAVE_XML_GETCURRENTLINENUMBER64
+    return XML_GetCurrentLineNumber64(p);
+#else
+    return XML_GetCurrentLineNumber(p);
+#endif
+}
+
+static uint64_t vx_column(XML_Parser p)
+{
+#if HB_HAVE_XML_GETCURRENTLINENUMBER64
+    return XML_GetCurrentColumnNumber64(p);
+#else
+    return XML_GetCurrentColumnNumber(p);
+#endif
+}
 
 static void XMLCALL vx_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
                                const XML_Char *pubid, int has_internal_subset)
@@ -80,7 +116,7 @@ static int vx_create(vx *x, hb_volumes *out, hb_vol_error *err)
     if (!x->p)
         return hb_vol_fail(err, HB_ENOMEM, "out of memory");
     if (hb_hash_salt())
-        XML_SetHashSalt(x->p, hb_hash_salt());
+        vx_set_salt(x->p, hb_hash_salt());
     XML_SetUserData(x->p, x);
     XML_SetStartDoctypeDeclHandler(x->p, vx_doctype);
     XML_SetXmlDeclHandler(x->p, vx_xml_decl);
@@ -133,8 +169,8 @@ static int vx_run(vx *x, const uint8_t *doc, size_t len, size_t piece)
         e->reason = e->msg;
         return urc;
     }
-    e->line = XML_GetCurrentLineNumber(x->p);
-    e->column = XML_GetCurrentColumnNumber(x->p) + 1;
+    e->line = vx_line(x->p);
+    e->column = vx_column(x->p) + 1;
     if (x->rc != HB_OK)
         return x->rc;
     enum XML_Error code = XML_GetErrorCode(x->p);
@@ -320,8 +356,8 @@ static void XMLCALL tree_start(void *ud, const XML_Char *name, const XML_Char **
         goto oom;
     memset(n, 0, sizeof *n);
     n->parent = parent;
-    n->line = XML_GetCurrentLineNumber(x->p);
-    n->column = XML_GetCurrentColumnNumber(x->p) + 1;
+    n->line = vx_line(x->p);
+    n->column = vx_column(x->p) + 1;
     if (parent->nchildren == parent->cap) {
         size_t nc = parent->cap ? parent->cap * 2 : 4;
         vt_node **nk = hb_vm_realloc(v, parent->children, nc * sizeof *nk);
