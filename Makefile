@@ -92,8 +92,8 @@ clean:
 	rm -rf $(BUILD) $(TEST_BUILD) $(ASAN_BUILD)
 
 # --- peers (issue 7): the real libraries of the three incidents, on the C models' inputs --------
-#   make bench-peers   Apache httpcore 4.4 + JDK 17, java.time, Ruby's Ox/LibXML/Nokogiri/REXML and
-#                      Python's ElementTree, each checked against the C reference, then timed
+#   make bench-peers   Apache httpcore 4.4 + a JDK >= 17, java.time, Ruby's Ox/LibXML/Nokogiri/
+#                      REXML and Python's ElementTree, each checked against the C reference, then timed
 #                      (in-process and with hyperfine); writes results/runs/<time>-<sha>-peers.json
 #                      and results/peers-latest.json. Needs `scripts/deps.sh --peers`; ~8 minutes,
 #                      ~3 GB more of inputs in data/peers/ and a 6 GiB Java heap.

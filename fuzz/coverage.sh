@@ -21,13 +21,15 @@ fi
 targets=${FUZZ_TARGETS:-rfc3339 dechunk body_reader volumes}
 grown=${FUZZ_BUILD:-build-fuzz}
 build=build-fuzz-cov
-cc=$(command -v clang-14 || command -v clang || true)
-cxx=$(command -v clang++-14 || command -v clang++ || true)
-profdata=$(command -v llvm-profdata-14 || command -v llvm-profdata || true)
-llvmcov=$(command -v llvm-cov-14 || command -v llvm-cov || true)
+# shellcheck source=fuzz/clang.sh
+. fuzz/clang.sh
+hb_find_clang
+profdata=$(hb_llvm_tool llvm-profdata)
+llvmcov=$(hb_llvm_tool llvm-cov)
 if [ -z "$cc" ] || [ -z "$cxx" ] || [ -z "$profdata" ] || [ -z "$llvmcov" ]; then
-    echo "make fuzz-coverage: needs clang, llvm-profdata and llvm-cov: install the Debian" \
-        "packages clang-14 llvm-14 (scripts/deps.sh --fuzz, as root)" >&2
+    echo "make fuzz-coverage: needs clang, and llvm-profdata and llvm-cov of its version" \
+        "(found: ${cc:-no clang}, ${profdata:-no llvm-profdata}, ${llvmcov:-no llvm-cov}):" \
+        "install them with scripts/deps.sh --fuzz (as root)" >&2
     exit 2
 fi
 

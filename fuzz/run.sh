@@ -37,14 +37,15 @@ for t in $targets; do
 done
 
 # clang with libFuzzer's runtime: a one-line target must link
-cc=$(command -v clang-14 || command -v clang || true)
-cxx=$(command -v clang++-14 || command -v clang++ || true)
+# shellcheck source=fuzz/clang.sh
+. fuzz/clang.sh
+hb_find_clang
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; return (int)(n & 0); }' >"$probe/t.c"
 if [ -z "$cc" ] || [ -z "$cxx" ] || ! "$cc" -fsanitize=fuzzer,address,undefined "$probe/t.c" -o "$probe/t" 2>"$probe/err"; then
     echo "make fuzz: clang with libFuzzer is missing${cc:+ ($cc cannot link -fsanitize=fuzzer: $(head -c 300 "$probe/err"))}" >&2
-    echo "  install the Debian packages clang-14 libclang-rt-14-dev llvm-14 (scripts/deps.sh --fuzz, as root)" >&2
+    echo "  install clang and its libFuzzer runtime: scripts/deps.sh --fuzz (as root; its needs: scripts/deps.sh --help)" >&2
     exit 2
 fi
 

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <glob.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdio.h>
@@ -34,11 +35,10 @@
 
 #define MARKER "HB_ALLOCATOR_ACTIVE" /* <name>:<pid> in the re-executed process */
 
-/* One allocator: its name, its Debian library and package, how to read its version. */
+/* One allocator: its name, the file name pattern of its library, how to read its version. */
 typedef struct alloc_desc {
     const char *name;
-    const char *soname;  /* NULL: glibc, no preload */
-    const char *package; /* the Debian package that installs soname */
+    const char *pattern; /* glob(7) of the library's versioned names; NULL: glibc, no preload */
     int (*version)(char *out, size_t cap);
 } alloc_desc;
 
@@ -47,12 +47,12 @@ static int jemalloc_version(char *out, size_t cap);
 static int mimalloc_version(char *out, size_t cap);
 static int tcmalloc_version(char *out, size_t cap);
 
-/* name      soname                      package                 version */
+/* name      pattern                     version */
 static const alloc_desc allocators[] = {
-    {"glibc", NULL, "libc6", glibc_version},
-    {"jemalloc", "libjemalloc.so.2", "libjemalloc2", jemalloc_version},
-    {"mimalloc", "libmimalloc.so.2", "libmimalloc2.0", mimalloc_version},
-    {"tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4", tcmalloc_version},
+    {"glibc", NULL, glibc_version},
+    {"jemalloc", "libjemalloc.so.*", jemalloc_version},
+    {"mimalloc", "libmimalloc.so.*", mimalloc_version},
+    {"tcmalloc", "libtcmalloc_minimal.so.*", tcmalloc_version},
 };
 
 static const alloc_desc *find(const char *name)
@@ -140,6 +140,47 @@ static void library_dir(char *out, size_t cap)
     snprintf(out, cap, "/usr/lib");
 }
 
+/* Whether name ends in a soname's version, ".so.<digits>" (libmimalloc.so.3, not .so.3.0). */
+static int soname_form(const char *name)
+{
+    const char *v = strstr(name, ".so.");
+    if (!v || !v[4])
+        return 0;
+    for (v += 4; *v; v++)
+        if (*v < '0' || *v > '9')
+            return 0;
+    return 1;
+}
+
+/* The library of a: among the files of its folder matching its pattern, the highest version
+ * (strverscmp) of those named like a soname (.so.<N>: what a program linked with the library
+ * loads), else of all matches; into out. Deterministic for one folder's contents. HB_OK, or
+ * HB_EIO with out holding "<folder>/<pattern>" when nothing matches. */
+static int find_library(const alloc_desc *a, char *out, size_t cap)
+{
+    char dir[PATH_MAX], pat[PATH_MAX + 64];
+    library_dir(dir, sizeof dir);
+    snprintf(pat, sizeof pat, "%s/%s", dir, a->pattern);
+    snprintf(out, cap, "%s", pat);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) != 0)
+        return HB_EIO;
+    const char *best = NULL;
+    int best_soname = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *p = g.gl_pathv[i];
+        int so = soname_form(strrchr(p, '/') + 1);
+        if (!best || so > best_soname || (so == best_soname && strverscmp(p, best) > 0)) {
+            best = p;
+            best_soname = so;
+        }
+    }
+    if (best)
+        snprintf(out, cap, "%s", best);
+    globfree(&g);
+    return best ? HB_OK : HB_EIO;
+}
+
 /* Re-executes /proc/self/exe with path prepended to LD_PRELOAD and the marker set. Returns only
  * on failure: HB_EIO with the message. */
 static int reexec(const alloc_desc *a, const char *path, char *const *argv, char *msg, size_t cap)
@@ -223,7 +264,7 @@ int hb_alloc_enter(const char *name, char *const *argv, hb_alloc_info *info, cha
         return HB_EINVAL;
     }
     snprintf(info->name, sizeof info->name, "%s", a->name);
-    if (a->soname && HB_ALLOC_ASAN) {
+    if (a->pattern && HB_ALLOC_ASAN) {
         snprintf(msg, cap,
                  "hotbench: --hb_allocator=%s: not in a sanitizer build (AddressSanitizer "
                  "replaces malloc; preloading another allocator conflicts with it): use glibc",
@@ -231,35 +272,25 @@ int hb_alloc_enter(const char *name, char *const *argv, hb_alloc_info *info, cha
         return HB_EINVAL;
     }
     int rc = HB_OK;
-    if (!a->soname) {
+    char path[PATH_MAX + 64];
+    if (!a->pattern) {
         rc = check_glibc(info, msg, cap);
+    } else if (find_library(a, path, sizeof path) != HB_OK) {
+        snprintf(msg, cap,
+                 "hotbench: --hb_allocator=%s: no %s found; install %s's Debian library "
+                 "(scripts/deps.sh does, its need '%s')",
+                 a->name, path, a->name, a->name);
+        return HB_EIO;
     } else if (!is_reexecuted(a)) {
-        char dir[PATH_MAX], path[PATH_MAX + 64];
-        library_dir(dir, sizeof dir);
-        snprintf(path, sizeof path, "%s/%s", dir, a->soname);
-        if (access(path, R_OK) != 0) {
-            snprintf(msg, cap,
-                     "hotbench: --hb_allocator=%s: %s not found; install the Debian package %s "
-                     "(scripts/deps.sh installs it)",
-                     a->name, path, a->package);
-            return HB_EIO;
-        }
         return reexec(a, path, argv, msg, cap);
     } else {
         unsetenv(MARKER);
-        const char *base = NULL;
-        if (malloc_file(info->library, sizeof info->library) == HB_OK) {
-            base = strrchr(info->library, '/');
-            base = base ? base + 1 : info->library;
-        }
-        char want[PATH_MAX + 64];
-        library_dir(want, PATH_MAX);
-        snprintf(want + strlen(want), sizeof want - strlen(want), "/%s", a->soname);
-        if (!base || !same_file(info->library, want)) {
+        int found = malloc_file(info->library, sizeof info->library) == HB_OK;
+        if (!found || !same_file(info->library, path)) {
             snprintf(msg, cap,
                      "hotbench: --hb_allocator=%s: re-executed with %s preloaded, but malloc is "
                      "served by %s",
-                     a->name, want, base ? info->library : "an unknown file");
+                     a->name, path, found ? info->library : "an unknown file");
             return HB_EIO;
         }
     }

@@ -12,13 +12,15 @@
  * After the re-exec the runner checks that malloc really is the library's: dladdr on
  * dlsym(RTLD_DEFAULT, "malloc") must name that library's file.
  *
- * Libraries (Debian 12; the directory is the build's multiarch one, /usr/lib/<multiarch>, or
- * $HB_ALLOCATOR_DIR when set: tests point it at a folder without them):
- *   jemalloc  libjemalloc.so.2          package libjemalloc2          version mallctl("version")
- *   mimalloc  libmimalloc.so.2          package libmimalloc2.0        version mi_version(): 209 ->
- *                                                                     "2.0.9"
- *   tcmalloc  libtcmalloc_minimal.so.4  package libtcmalloc-minimal4  version tc_version()
- *   glibc     (libc itself, no re-exec)                                gnu_get_libc_version()
+ * Libraries: found by file name pattern in the build's multiarch folder (/usr/lib/<multiarch>), or
+ * in $HB_ALLOCATOR_DIR when set (tests point it at a folder without them), so that a release's
+ * new soname (libmimalloc.so.2 -> .so.3) needs no change here. Of the matches, the highest
+ * version named like a soname (.so.<N>) is preloaded, else the highest of all (strverscmp);
+ * the run JSON's hb_allocator_library is that file. scripts/deps.sh installs the packages.
+ *   jemalloc  libjemalloc.so.*          version mallctl("version")
+ *   mimalloc  libmimalloc.so.*          version mi_version(): 209 -> "2.0.9", 301 -> "3.0.1"
+ *   tcmalloc  libtcmalloc_minimal.so.*  version tc_version()
+ *   glibc     (libc itself, no re-exec) gnu_get_libc_version()
  * The version functions are found with dlsym: nothing links an allocator.
  *
  * A sanitizer build (AddressSanitizer replaces malloc itself) refuses every allocator but glibc:
@@ -41,7 +43,8 @@ extern "C" {
 typedef struct hb_alloc_info {
     char name[16];     /* "glibc", "jemalloc", "mimalloc", "tcmalloc" */
     char version[64];  /* e.g. "2.36", "5.3.0-0-g54eaed1d8b56...", "2.0.9", "gperftools 2.10" */
-    char library[512]; /* the file dladdr names as the one serving malloc */
+    char library[512]; /* the file dladdr names as the one serving malloc: for an allocator
+                        * but glibc, the library file the pattern lookup chose and preloaded */
 } hb_alloc_info;
 
 /* Whether name is one of HB_ALLOC_NAMES. */
@@ -53,9 +56,9 @@ int hb_alloc_known(const char *name);
  * not return on success); in the re-executed process it removes the marker and checks that the
  * library serves malloc. On success fills *info and returns HB_OK. Otherwise writes one line
  * for the user into msg (cap bytes), starting "hotbench: --hb_allocator=<name>: ", and returns:
- * HB_EINVAL an unknown name (the names listed) or a sanitizer build; HB_EIO the library missing
- * (its path and the Debian package named), the re-exec failing, or malloc served by another
- * file than the library's. */
+ * HB_EINVAL an unknown name (the names listed) or a sanitizer build; HB_EIO no file matching the
+ * library's pattern (the folder and pattern named, and scripts/deps.sh's need), the re-exec
+ * failing, or malloc served by another file than the library's. */
 int hb_alloc_enter(const char *name, char *const *argv, hb_alloc_info *info, char *msg, size_t cap);
 
 #ifdef __cplusplus

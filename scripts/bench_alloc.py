@@ -8,10 +8,10 @@ glibc included so every comparison is within one session, each with --hb_profile
 Writes one combined JSON, results/runs/<UTC>-<sha>.alloc.json (schema hotbench-alloc/1,
 docs/allocators.md: every allocator's run with its context, and the order they ran in), and
 points results/latest-alloc.json at it; `scripts/report.py --alloc FILE` reports it. An allocator
-that is not installed is skipped with the Debian package to install printed; that is not a
-failure unless none runs. A progress line at most every 30 s gives the elapsed and remaining
-time; the total is printed at the end. Exit status: 0 every run verified, 1 a run failed (or no
-allocator could run), 2 usage or setup error.
+that is not installed is skipped with hotbench's reason printed (the library's file pattern and
+scripts/deps.sh, which installs it); that is not a failure unless none runs. A progress line at
+most every 30 s gives the elapsed and remaining time; the total is printed at the end. Exit
+status: 0 every run verified, 1 a run failed (or no allocator could run), 2 usage or setup error.
 
 The default matrix takes about 5 minutes on a 2-vCPU VM (4 allocators, 2 repetitions); --long
 adds the rows that take minutes each there (1 GiB and more of fresh memory per run). --rounds K

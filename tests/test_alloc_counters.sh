@@ -84,7 +84,10 @@ assert rows and all(b.get("error_occurred") and "minor_faults" not in b for b in
 PY
 
 # Every allocator: a smoke filter verified and timed, its name, version and library in the
-# context. allocator | the library file's name
+# context; the library is a file of the multiarch folder matching the allocator's pattern (the
+# versioned names a release ships: libmimalloc.so.2 on Debian 12, .so.3 on Debian 13).
+# allocator | the library file's name, a glob
+multiarch=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 while IFS='|' read -r name so; do
     "$bin" --hb_allocator="$name" --hb_profile=smoke --benchmark_min_time=0.001 \
         --benchmark_filter='volumes/|^bufgrow/(exact|realloc-doubling)/' \
@@ -98,15 +101,18 @@ while IFS='|' read -r name so; do
     fi
     check "$name smoke exits 0" test "$status" -eq 0
     check "$name named in the context" /usr/bin/python3 - "$work/$name.json" "$name" "$so" \
-        "$sanitized" <<'PY'
-import json, sys
-path, name, so, sanitized = sys.argv[1:]
+        "$sanitized" "$multiarch" <<'PY'
+import fnmatch, json, os, sys
+path, name, so, sanitized, multiarch = sys.argv[1:]
 d = json.load(open(path))
 ctx = d["context"]
 assert ctx["hb_allocator"] == name, ctx
 assert ctx["hb_allocator_version"], ctx
+lib = ctx["hb_allocator_library"]
 if sanitized == "0":  # under ASan its runtime serves malloc
-    assert so in ctx["hb_allocator_library"], ctx
+    assert fnmatch.fnmatch(os.path.basename(lib), so) and os.path.isfile(lib), ctx
+    if name != "glibc":  # the file the lookup chose in the multiarch folder
+        assert os.path.samefile(os.path.dirname(lib), multiarch), (lib, multiarch)
 rows = [b for b in d["benchmarks"] if b["run_type"] == "iteration"]
 assert any(b["name"].startswith("volumes/") for b in rows), "no volumes row"
 for b in rows:
@@ -114,29 +120,46 @@ for b in rows:
 PY
 done <<'ROWS'
 glibc|libc.so.6
-jemalloc|libjemalloc.so.2
-mimalloc|libmimalloc.so.2
-tcmalloc|libtcmalloc_minimal.so.4
+jemalloc|libjemalloc.so.*
+mimalloc|libmimalloc.so.*
+tcmalloc|libtcmalloc_minimal.so.*
 ROWS
 
-# A missing library: exit 2 naming its path and Debian package (not in a sanitizer build, which
-# refuses earlier). name | package
 if [ "$sanitized" = 0 ]; then
-    while IFS='|' read -r name pkg; do
+    # The choice among several matches: the highest version named like a soname (.so.<N>),
+    # compared as versions (10 > 2), not a longer name (.so.10.1) nor a text order.
+    libs=("$multiarch"/libjemalloc.so.*)
+    jemalloc=${libs[0]}
+    mkdir "$work/libs"
+    for v in 2 10 10.1 9.99; do ln -s "$jemalloc" "$work/libs/libjemalloc.so.$v"; done
+    HB_ALLOCATOR_DIR=$work/libs "$bin" --hb_allocator=jemalloc --hb_profile=smoke \
+        --benchmark_min_time=0.001 --benchmark_filter='^rfc3339/simd/rows:100/' \
+        --benchmark_format=json >"$work/choice.json" 2>"$work/out"
+    check "several matches: exits 0" test $? -eq 0
+    check "several matches: the highest soname chosen and recorded" /usr/bin/python3 - \
+        "$work/choice.json" "$work/libs/libjemalloc.so.10" <<'PY'
+import json, sys
+lib = json.load(open(sys.argv[1]))["context"]["hb_allocator_library"]
+assert lib == sys.argv[2], lib
+PY
+
+    # A missing library: exit 2 naming the folder, the pattern and deps.sh's need (not in a
+    # sanitizer build, which refuses earlier). name | pattern
+    while IFS='|' read -r name pattern; do
         HB_ALLOCATOR_DIR=/nonexistent "$bin" --hb_allocator="$name" --hb_profile=smoke \
             --benchmark_filter='^rfc3339/simd/' >"$work/out" 2>&1
         check "missing $name exits 2" test $? -eq 2
-        check "missing $name names the package" grep -q \
-            "hotbench: --hb_allocator=$name: /nonexistent/.* not found; install the Debian package $pkg" \
+        check "missing $name names the pattern and the need" grep -qF \
+            "hotbench: --hb_allocator=$name: no /nonexistent/$pattern found; install $name's Debian library (scripts/deps.sh does, its need '$name')" \
             "$work/out"
     done <<'ROWS'
-jemalloc|libjemalloc2
-mimalloc|libmimalloc2.0
-tcmalloc|libtcmalloc-minimal4
+jemalloc|libjemalloc.so.*
+mimalloc|libmimalloc.so.*
+tcmalloc|libtcmalloc_minimal.so.*
 ROWS
     # glibc chosen while another malloc is preloaded: refused rather than recorded as glibc.
-    LD_PRELOAD=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libjemalloc.so.2 \
-        "$bin" --hb_profile=smoke --benchmark_filter='^rfc3339/simd/' >"$work/out" 2>&1
+    LD_PRELOAD=$jemalloc "$bin" --hb_profile=smoke --benchmark_filter='^rfc3339/simd/' \
+        >"$work/out" 2>&1
     check "glibc under a preloaded malloc exits 2" test $? -eq 2
     check "glibc under a preloaded malloc: reason" grep -q "malloc is served by .*jemalloc" \
         "$work/out"

@@ -11,7 +11,7 @@ tools=${1:?usage: test_peers_partial.sh TOOLS_DIR SOURCE_DIR WORK_DIR}
 src=${2:?usage: test_peers_partial.sh TOOLS_DIR SOURCE_DIR WORK_DIR}
 work=${3:?usage: test_peers_partial.sh TOOLS_DIR SOURCE_DIR WORK_DIR}
 if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
-    echo "skipped: no JDK (install openjdk-17-jdk-headless to run this test)"
+    echo "skipped: no JDK (scripts/deps.sh --peers installs one, 17 or later)"
     exit 77
 fi
 export HB_HTTPCORE_JAR=/nonexistent/httpcore.jar

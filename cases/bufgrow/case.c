@@ -158,8 +158,8 @@ static const hb_e2e_desc e2e[] = {
     {NULL},
 };
 
-static const char *const httpcore_pkgs[] = {"openjdk-17-jdk-headless", "libhttpcore-java", NULL};
-static const char *const jdk_pkgs[] = {"openjdk-17-jdk-headless", NULL};
+static const char *const httpcore_pkgs[] = {"default-jdk-headless", "libhttpcore-java", NULL};
+static const char *const jdk_pkgs[] = {"default-jdk-headless", NULL};
 static const hb_peer_desc peers[] = {
     {"httpcore", "java", httpcore_pkgs},
     {"jdk", "java", jdk_pkgs},

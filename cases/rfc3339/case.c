@@ -86,7 +86,7 @@ static const hb_e2e_desc e2e[] = {
     {NULL},
 };
 
-static const char *const jdk_pkgs[] = {"openjdk-17-jdk-headless", NULL};
+static const char *const jdk_pkgs[] = {"default-jdk-headless", NULL};
 static const hb_peer_desc peers[] = {{"java.time", "java", jdk_pkgs}, {NULL}};
 /* clang-format on */
 

@@ -59,7 +59,8 @@ def fmt_span(s):
 
 def _probe(hotbench, name, flt):
     """(True, None) when hotbench runs under allocator name, else (False, its message): hotbench
-    lists the selected benchmarks under it (exit 2 names the missing Debian package)."""
+    lists the selected benchmarks under it (exit 2: a missing library, its file pattern and
+    scripts/deps.sh named)."""
     p = subprocess.run([hotbench, "--hb_allocator=" + name, "--benchmark_list_tests",
                         "--benchmark_filter=" + flt], capture_output=True, text=True)
     if p.returncode == 0:

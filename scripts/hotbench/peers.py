@@ -31,6 +31,8 @@ from .manifest import Manifest, ManifestError
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INSTALL = "scripts/deps.sh --peers"
+JAVA_RELEASE = 17  # the Java SE release the peers are written for: javac --release, the least JDK
+JDK_PACKAGE = "default-jdk-headless"  # the release's own JDK (scripts/deps.sh --peers, need "JDK")
 SKIP = 77  # ctest's SKIP_RETURN_CODE
 USAGE = """\
 usage: scripts/peers.py [--build DIR] [--quick]   run everything, write the results
@@ -75,6 +77,60 @@ def first_line(argv):
         return "unknown"
 
 
+def _javac_feature(javac):
+    """The feature release of a javac ("javac 21.0.13" -> 21), or None when it does not run."""
+    try:
+        p = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=60)
+        word = (p.stdout + p.stderr).split()[1]
+        return int(word.split(".")[0].split("-")[0].split("+")[0])
+    except (OSError, IndexError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
+_JDK = []
+
+
+def find_jdk():
+    """The JDK the Java peers use, {"javac": path, "java": path, "feature": int}, or None when
+    no JDK of release JAVA_RELEASE or later is installed. javac on PATH when it is recent
+    enough, else the newest javac the alternatives system knows (update-alternatives --list
+    javac); java is the one beside that javac, so both are of one JDK. Looked up once."""
+    if _JDK:
+        return _JDK[0]
+    found = []
+    if shutil.which("javac"):
+        found.append(os.path.realpath(shutil.which("javac")))
+    try:
+        alts = subprocess.run(["update-alternatives", "--list", "javac"], capture_output=True,
+                              text=True).stdout.split()
+    except OSError:
+        alts = []
+    best = None
+    for i, javac in enumerate(found + sorted(alts)):
+        feature = _javac_feature(javac)
+        java = os.path.join(os.path.dirname(javac), "java")
+        if feature is None or feature < JAVA_RELEASE or not os.access(java, os.X_OK):
+            continue
+        if i < len(found):  # the PATH's own choice wins when it is recent enough
+            best = {"javac": javac, "java": java, "feature": feature}
+            break
+        if best is None or feature > best["feature"]:
+            best = {"javac": javac, "java": java, "feature": feature}
+    _JDK.append(best)
+    return best
+
+
+def missing_jdk():
+    """[JDK_PACKAGE] when no JDK of release JAVA_RELEASE or later is installed, else []."""
+    return [] if find_jdk() else [JDK_PACKAGE]
+
+
+def java_version():
+    """The first line of `java -version` of find_jdk()'s JDK, or "unknown"."""
+    jdk = find_jdk()
+    return first_line([jdk["java"], "-version"]) if jdk else "unknown"
+
+
 class Env:
     """What a driver runs with: the tools of the build, its scratch folder (inputs, classes)."""
 
@@ -90,21 +146,27 @@ class Env:
         os.makedirs(work, exist_ok=True)
 
     def compile_java(self, src, classpath=()):
-        """Compiles one Java source into classes/ (once per change of the source). javac
-        -Werror turns a missing class-path element into an error: give a peer only the class
-        path it needs."""
+        """Compiles one Java source into classes/ (once per change of the source) with
+        find_jdk()'s javac for Java SE JAVA_RELEASE (--release: the same API and class files
+        on any later JDK). javac -Werror turns a missing class-path element into an error:
+        give a peer only the class path it needs. PeerError without a JDK."""
         stamp = os.path.join(self.classes, ".stamp-" + os.path.basename(src))
         if os.path.exists(stamp) and os.path.getmtime(src) <= os.path.getmtime(stamp):
             return
         os.makedirs(self.classes, exist_ok=True)
         cp = ["-cp", ":".join(classpath)] if classpath else []
-        run(["javac", "-Xlint:all", "-Werror", "-d", self.classes] + cp + [src],
-            "javac " + os.path.basename(src))
+        jdk = find_jdk()
+        if not jdk:
+            raise PeerError("no JDK %d or later: install %s (%s)" % (JAVA_RELEASE, JDK_PACKAGE,
+                                                                    INSTALL))
+        run([jdk["javac"], "--release", str(JAVA_RELEASE), "-Xlint:all", "-Werror", "-d",
+             self.classes] + cp + [src], "javac " + os.path.basename(src))
         open(stamp, "w").close()
 
     def java(self, cls, *args, jvm=(), classpath=()):
-        """The java command line of a class compiled by compile_java."""
-        return (["java"] + list(jvm) + ["-cp", ":".join(list(classpath) + [self.classes]), cls]
+        """The java command line of a class compiled by compile_java (find_jdk()'s java)."""
+        jdk = find_jdk()
+        return ([jdk["java"] if jdk else "java"] + list(jvm) + ["-cp", ":".join(list(classpath) + [self.classes]), cls]
                 + list(args))
 
 

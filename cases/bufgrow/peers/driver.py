@@ -1,5 +1,5 @@
-"""driver.py - the buffer-growth case's peers: Apache httpcore 4.4.16 and JDK 17
-(BufgrowPeer.java) read a chunked body into one byte[] by EntityUtils.toByteArray,
+"""driver.py - the buffer-growth case's peers: Apache httpcore 4.4.16 and the JDK (17
+or later; BufgrowPeer.java) read a chunked body into one byte[] by EntityUtils.toByteArray,
 InputStream.readAllBytes and ByteArrayOutputStream, across the 2^30 overflow and at 1.7 GB.
 
 The peers-driver interface (docs/manifest.md); scripts/hotbench/peers.py and peers_report.py call
@@ -17,12 +17,11 @@ count on the 1.7 GB identity body, "cliff": {"threshold", "read_size", "below_si
 """
 import math
 import os
-import shutil
 import subprocess
 import sys
 import zlib
 
-from hotbench.peers import PeerError, log, run, run_json
+from hotbench.peers import PeerError, java_version, log, missing_jdk, run, run_json
 from hotbench.peers_report import bars, fmt_s, ratio
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,25 +37,15 @@ TITLE = 'Buffer growth (Apache httpcore 4.4 and the JDK)'
 
 def missing_runtimes(timing=True):
     """Debian packages this case's peers need and this machine lacks."""
-    miss = []
-    if shutil.which('java') is None or shutil.which('javac') is None:
-        miss.append('openjdk-17-jdk-headless')
+    miss = missing_jdk()
     if not os.path.exists(HTTPCORE_JAR):
         miss.append('libhttpcore-java')
     return miss
 
 
 def context():
-    return {'java': _first_line(['java', '-version']),
+    return {'java': java_version(),
             'httpcore': os.path.basename(os.path.realpath(HTTPCORE_JAR)), 'java_heap': JAVA_HEAP}
-
-
-def _first_line(argv):
-    try:
-        p = subprocess.run(argv, capture_output=True, text=True)
-        return (p.stdout + p.stderr).strip().splitlines()[0]
-    except (OSError, IndexError):
-        return 'unknown'
 
 
 def prepare(env):

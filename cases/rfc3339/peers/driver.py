@@ -1,6 +1,6 @@
-"""driver.py - the RFC 3339 case's peers: JDK 17 java.time (Rfc3339Peer.java) parsing the same
-rows as the C strategies: the Spanner client's formatter, Instant.parse, OffsetDateTime.parse and
-Long.parseLong (UNIX_MILLIS) on 100k rows.
+"""driver.py - the RFC 3339 case's peers: the JDK's java.time (Rfc3339Peer.java, Java SE 17 or
+later) parsing the same rows as the C strategies: the Spanner client's formatter, Instant.parse,
+OffsetDateTime.parse and Long.parseLong (UNIX_MILLIS) on 100k rows.
 
 The peers-driver interface (docs/manifest.md); scripts/hotbench/peers.py and peers_report.py call
 it. The JSON part: {"input": {"file", "rows", "rows_dropped", "why_dropped"}, "reference":
@@ -9,10 +9,8 @@ it. The JSON part: {"input": {"file", "rows", "rows_dropped", "why_dropped"}, "r
 checksum of (seconds, nanos) pairs in order is defined in Rfc3339Peer.java (ts_checksum here).
 """
 import os
-import shutil
-import subprocess
 
-from hotbench.peers import PeerError, log, run, run_json
+from hotbench.peers import PeerError, java_version, log, missing_jdk, run, run_json
 from hotbench.peers_report import bars, ratio
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,17 +20,11 @@ ROWS = 100000
 
 def missing_runtimes(timing=True):
     """Debian packages this case's peers need and this machine lacks."""
-    if shutil.which('java') is None or shutil.which('javac') is None:
-        return ['openjdk-17-jdk-headless']
-    return []
+    return missing_jdk()
 
 
 def context():
-    try:
-        p = subprocess.run(['java', '-version'], capture_output=True, text=True)
-        return {'java': (p.stdout + p.stderr).strip().splitlines()[0]}
-    except (OSError, IndexError):
-        return {'java': 'unknown'}
+    return {'java': java_version()}
 
 
 def prepare(env):
@@ -116,7 +108,7 @@ def measure(env, quick, hf):
 def section(p, c, outdir, link_prefix):
     """Markdown lines: ns per timestamp, Java's ways and the C strategies on the same rows."""
     inp = p.get('input', {})
-    md = ['### Timestamps: java.time (JDK 17)', '',
+    md = ['### Timestamps: java.time', '',
           'The Java program (`cases/rfc3339/peers/Rfc3339Peer.java`) parses the same generated '
           'rows (%s of them: %d rows with offsets beyond +-18:00 dropped, which java.time '
           'rejects although RFC 3339 allows them) after JIT warm-up; its checksum of every '
