@@ -96,7 +96,9 @@ if [ "$n" -eq 30 ]; then ok; else bad "30 volumes expected, $n lines"; fi
 printf '<R>\n  <volumeSet>\n    <item><volumeId>x</volumeid>' >"$tmp/bad.xml"
 run "$dec" volumes "$tmp/bad.xml"
 expect_status "mismatched tag" 1
-expect_err_line "mismatched tag" "hotbench-decode: volumes: mismatched tag at line 3, column 24"
+# expat's words change between its versions: its error code is test_volumes.c's to check; here
+# the position and the one line
+expect_err_match "mismatched tag" '^hotbench-decode: volumes: [^:]+ at line 3, column 24$'
 expect_out_empty "mismatched tag"
 head -c 700 "$tmp/v.xml" >"$tmp/trunc.xml"
 run "$dec" volumes "$tmp/trunc.xml"
@@ -146,8 +148,13 @@ for s in expat-typed libxml2-dom fast; do
     expect_err_line "UTF-7 $s" "$(head -n1 "$tmp/err")"
     run "$dec" volumes --strategy "$s" "$tmp/v20.xml"
     expect_status "XML 2.0 $s" 1
-    expect_err_match "XML 2.0 $s" 'an XML version other than 1.x .* at line 1'
+    # hotbench's version rule, or the library's own refusal of the declaration (newer expat):
+    # its words are not checked (test_volumes.c checks its error code)
+    expect_err_match "XML 2.0 $s" '^hotbench-decode: volumes: .* at line 1, column [0-9]+$'
 done
+run "$dec" volumes --strategy fast "$tmp/v20.xml"
+expect_err_match "XML 2.0 fast" 'an XML version other than 1.x .* at line 1'
+
 
 # --- usage errors: exit 2 ---------------------------------------------------------------------
 run "$dec" volumes --strategy nope "$fixture"

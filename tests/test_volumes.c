@@ -25,8 +25,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <expat.h>
 
 #include "hb_guard.h"
+#include "vol_reason.h"
 
 #include "hb_err.h"
 #include "hb_gen_xml.h"
@@ -84,67 +86,68 @@ typedef struct row {
     const char *doc;
     const char *json;       /* NULL: rejected */
     int rc;                 /* the reference's code when rejected */
-    const char *why_substr; /* in the reference's reason when rejected */
+    const char *why_substr; /* hotbench's words in the reference's reason ("": any reason) */
     const char *why;
+    int xml_error; /* expat's enum XML_Error, when expat finds it (the reference is expat's) */
 } row;
 
 /* clang-format off */
 static const row rows[] = {
     /* contents */
     {VOL("<volumeId>a&amp;b&lt;c&gt;d&quot;e&apos;f</volumeId>"),
-     J1("{\"volumeId\": \"a&b<c>d\\\"e'f\", " NOTHING), 0, NULL, "the five predefined entities"},
+     J1("{\"volumeId\": \"a&b<c>d\\\"e'f\", " NOTHING), 0, NULL, "the five predefined entities", 0},
     {VOL("<volumeId>&#65;&#x42;&#x20AC;&#128640;&#13;&#9;&#0000067;</volumeId>"),
      J1("{\"volumeId\": \"AB\xe2\x82\xac\xf0\x9f\x9a\x80\\r\\tC\", " NOTHING), 0, NULL,
-     "character references, decimal and hex, to 1- to 4-byte UTF-8, CR kept as CR"},
+     "character references, decimal and hex, to 1- to 4-byte UTF-8, CR kept as CR", 0},
     {VOL("<volumeId><![CDATA[<b>&amp;]]]></volumeId>"),
-     J1("{\"volumeId\": \"<b>&amp;]\", " NOTHING), 0, NULL, "CDATA is literal"},
+     J1("{\"volumeId\": \"<b>&amp;]\", " NOTHING), 0, NULL, "CDATA is literal", 0},
     {VOL("<volumeId>x<![CDATA[y]]>z<![CDATA[]]></volumeId>"),
-     J1("{\"volumeId\": \"xyz\", " NOTHING), 0, NULL, "CDATA between text, empty CDATA"},
+     J1("{\"volumeId\": \"xyz\", " NOTHING), 0, NULL, "CDATA between text, empty CDATA", 0},
     {VOL("<volumeId>ab<!-- c -->cd<?pi x?>ef</volumeId><!--x--><size>1<!---->2</size>"),
      J1("{\"volumeId\": \"abcdef\", \"size\": 12, " NOTHING), 0, NULL,
-     "comments and PIs inside values and between members"},
+     "comments and PIs inside values and between members", 0},
     {VOL("<volumeId/><snapshotId></snapshotId><tagSet/><attachmentSet></attachmentSet>"),
      J1("{\"volumeId\": \"\", \"snapshotId\": \"\", " NOTHING), 0, NULL,
-     "empty elements give empty strings, empty sets give no items"},
+     "empty elements give empty strings, empty sets give no items", 0},
     {VOL("<volumeId>   </volumeId><status>\n\t </status>"),
      J1("{\"volumeId\": \"   \", \"status\": \"\\n\\t \", " NOTHING), 0, NULL,
-     "whitespace-only values are kept, never trimmed"},
+     "whitespace-only values are kept, never trimmed", 0},
     {"<?xml version=\"1.0\"?>\r\n<R>\r\n <volumeSet>\r\n  <item>\r\n   <volumeId>a\r\nb\rc\r</volumeId>"
      "\r\n   <status><![CDATA[x\r\ny]]></status>\r\n  </item>\r\n </volumeSet>\r\n</R>\r\n",
      J1("{\"volumeId\": \"a\\nb\\nc\\n\", \"status\": \"x\\ny\", " NOTHING), 0, NULL,
-     "CR LF and lone CR become LF, also in CDATA"},
+     "CR LF and lone CR become LF, also in CDATA", 0},
     {"\xef\xbb\xbf" DECL "<R><volumeSet><item><volumeId>\xc3\xa9\xe6\x9d\xb1\xf0\x9f\x9a\x80</volumeId>"
      "</item></volumeSet></R>",
      J1("{\"volumeId\": \"\xc3\xa9\xe6\x9d\xb1\xf0\x9f\x9a\x80\", " NOTHING), 0, NULL,
-     "a byte order mark; 2-, 3- and 4-byte UTF-8"},
+     "a byte order mark; 2-, 3- and 4-byte UTF-8", 0},
     {"<ec2:R xmlns:ec2=\"urn:x\"><ec2:volumeSet><ec2:item><ec2:volumeId>p</ec2:volumeId>"
      "<ec2:tagSet><ec2:item><ec2:key>k</ec2:key><ec2:value>v</ec2:value></ec2:item></ec2:tagSet>"
      "</ec2:item></ec2:volumeSet></ec2:R>",
      J1("{\"volumeId\": \"p\", \"attachments\": [], \"tags\": [{\"key\": \"k\", \"value\": \"v\"}]}"),
-     0, NULL, "prefixed names match by local name"},
+     0, NULL, "prefixed names match by local name", 0},
     {VOL("<size:>7</size:><x:y:size>5</x:y:size><sizex:>8</sizex:><itemize>9</itemize>"),
      J1("{\"size\": 5, " NOTHING), 0, NULL,
      "the local name follows the last ':'; a name ending in ':' or only starting like a member "
-     "is no member"},
+     "is no member", 0},
     {VOL("<a:volumeId>q</a:volumeId><b:size xmlns:b=\"urn:other\">3</b:size>"),
      J1("{\"volumeId\": \"q\", \"size\": 3, " NOTHING), 0, NULL,
-     "undeclared prefixes and other namespace URIs are ignored"},
+     "undeclared prefixes and other namespace URIs are ignored", 0},
     {VOL("<tagSet><item><value x=\"1\">v</value><key>k</key><extra>e</extra></item></tagSet>"
          "<foo a=\"b\"><volumeId>no</volumeId></foo><size>12</size><volumeId id='x>y'>r</volumeId >"),
      J1("{\"volumeId\": \"r\", \"size\": 12, \"attachments\": [], \"tags\": [{\"key\": \"k\", "
         "\"value\": \"v\"}]}"),
-     0, NULL, "unknown members skipped, members in any order, attributes ignored"},
+     0, NULL, "unknown members skipped, members in any order, attributes ignored", 0},
     {VOL("<tagSet><item><key>k</key><value>1</value></item><item><key>k</key><value>2</value></item>"
          "<item><key>k</key><value>1</value></item></tagSet>"),
      J1("{\"attachments\": [], \"tags\": [{\"key\": \"k\", \"value\": \"1\"}, {\"key\": \"k\", "
         "\"value\": \"2\"}, {\"key\": \"k\", \"value\": \"1\"}]}"),
-     0, NULL, "duplicate tag keys kept in order"},
+     0, NULL, "duplicate tag keys kept in order", 0},
     {VOL("<tagSet><item><key>a</key></item></tagSet><tagSet><item><value>b</value></item></tagSet>"),
      J1("{\"attachments\": [], \"tags\": [{\"key\": \"a\"}, {\"value\": \"b\"}]}"), 0, NULL,
-     "two tagSets append; missing key or value are absent"},
+     "two tagSets append; missing key or value are absent", 0},
     {VOL("<volumeId>a<b>x</b>c<c/></volumeId><volumeId>last</volumeId>"),
      J1("{\"volumeId\": \"last\", " NOTHING), 0, NULL,
-     "elements inside a leaf are skipped; a leaf given twice keeps the last"},
+     "elements inside a leaf are skipped; a leaf given twice keeps the last", 0},
     {VOL("<size>-5</size><iops>0</iops><throughput>9223372036854775807</throughput>"
          "<encrypted>true</encrypted><multiAttachEnabled>false</multiAttachEnabled>"
          "<attachmentSet><item><device>/dev/x</device><deleteOnTermination>false</deleteOnTermination>"
@@ -152,30 +155,30 @@ static const row rows[] = {
      J1("{\"size\": -5, \"iops\": 0, \"throughput\": 9223372036854775807, \"encrypted\": true, "
         "\"multiAttachEnabled\": false, \"attachments\": [{\"device\": \"/dev/x\", "
         "\"deleteOnTermination\": false}, {\"volumeId\": \"v\"}], \"tags\": []}"),
-     0, NULL, "integers and booleans typed; attachments"},
+     0, NULL, "integers and booleans typed; attachments", 0},
     {"<!-- before --><?pi before?>\n<R><requestId>r</requestId><volumeSet><item><volumeId>1</volumeId>"
      "</item></volumeSet><volumeSet><item><volumeId>2</volumeId></item><other/></volumeSet>"
      "<nextToken>t</nextToken></R>\n<!-- after --><?pi after?>\n",
      "[\n{\"volumeId\": \"1\", " NOTHING ",\n{\"volumeId\": \"2\", " NOTHING "\n]\n", 0, NULL,
-     "misc around the root; two volumeSets append; non-item children skipped"},
-    {OPEN "<requestId>r</requestId><volumeSet/>" CLOSE, "[]\n", 0, NULL, "no volumes"},
-    {"<R/>", "[]\n", 0, NULL, "a lone empty root"},
+     "misc around the root; two volumeSets append; non-item children skipped", 0},
+    {OPEN "<requestId>r</requestId><volumeSet/>" CLOSE, "[]\n", 0, NULL, "no volumes", 0},
+    {"<R/>", "[]\n", 0, NULL, "a lone empty root", 0},
     {VOL("<volumeId>]]&gt; ] ]] &gt; > </volumeId>"),
-     J1("{\"volumeId\": \"]]> ] ]] > > \", " NOTHING), 0, NULL, "']' and '>' in text"},
+     J1("{\"volumeId\": \"]]> ] ]] > > \", " NOTHING), 0, NULL, "']' and '>' in text", 0},
     {VOL("<volumeId>\x7f\xc2\x80\xef\xbf\xbd\xf4\x8f\xbf\xbf</volumeId>"),
      J1("{\"volumeId\": \"\x7f\xc2\x80\xef\xbf\xbd\xf4\x8f\xbf\xbf\", " NOTHING), 0, NULL,
-     "edge characters: DEL, U+0080, U+FFFD, U+10FFFF"},
-    {VOL("<volumeId>\"\\\x01</volumeId>"), NULL, HB_EPARSE, "", "a control character"},
+     "edge characters: DEL, U+0080, U+FFFD, U+10FFFF", 0},
+    {VOL("<volumeId>\"\\\x01</volumeId>"), NULL, HB_EPARSE, "", "a control character", 0},
 
     /* rejected */
-    {"", NULL, HB_ETRUNC, "no element", "an empty document"},
-    {OPEN "<volumeSet><item><volumeId>x</volumeId>", NULL, HB_ETRUNC, "", "a truncated document"},
-    {OPEN "<volumeSet><item><volumeId>x</volum", NULL, HB_ETRUNC, "", "truncated in an end tag"},
-    {OPEN "<volumeSet><item><volumeId>x&am", NULL, HB_ETRUNC, "", "truncated in a reference"},
-    {"<R><volumeSet><item><volumeId>x\xe2\x82", NULL, HB_ETRUNC, "", "truncated in UTF-8"},
-    {"<!DOCTYPE R><R/>", NULL, HB_EPARSE, "DOCTYPE", "a DOCTYPE"},
+    {"", NULL, HB_ETRUNC, NULL, "an empty document", XML_ERROR_NO_ELEMENTS},
+    {OPEN "<volumeSet><item><volumeId>x</volumeId>", NULL, HB_ETRUNC, "", "a truncated document", 0},
+    {OPEN "<volumeSet><item><volumeId>x</volum", NULL, HB_ETRUNC, "", "truncated in an end tag", 0},
+    {OPEN "<volumeSet><item><volumeId>x&am", NULL, HB_ETRUNC, "", "truncated in a reference", 0},
+    {"<R><volumeSet><item><volumeId>x\xe2\x82", NULL, HB_ETRUNC, "", "truncated in UTF-8", 0},
+    {"<!DOCTYPE R><R/>", NULL, HB_EPARSE, "DOCTYPE", "a DOCTYPE", 0},
     {DECL "<!DOCTYPE R [<!ENTITY a \"x\">]><R><volumeSet><item><volumeId>&a;</volumeId></item>"
-     "</volumeSet></R>", NULL, HB_EPARSE, "DOCTYPE", "a DOCTYPE declaring an entity"},
+     "</volumeSet></R>", NULL, HB_EPARSE, "DOCTYPE", "a DOCTYPE declaring an entity", 0},
     {DECL "<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol1 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;"
      "&lol;&lol;&lol;\"><!ENTITY lol2 \"&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;"
      "&lol1;\"><!ENTITY lol3 \"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;\">"
@@ -186,80 +189,85 @@ static const row rows[] = {
      "<!ENTITY lol8 \"&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;\">"
      "<!ENTITY lol9 \"&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;\">]>"
      "<R><volumeSet><item><volumeId>&lol9;</volumeId></item></volumeSet></R>",
-     NULL, HB_EPARSE, "DOCTYPE", "entity amplification (billion laughs)"},
-    {VOL("<volumeId>&foo;</volumeId>"), NULL, HB_EPARSE, "undefined entity", "an undefined entity"},
-    {VOL("<volumeId>&amp</volumeId>"), NULL, HB_EPARSE, "", "a reference without ';'"},
-    {VOL("<volumeId>&#0;</volumeId>"), NULL, HB_EPARSE, "", "a reference to NUL"},
-    {VOL("<volumeId>&#xD800;</volumeId>"), NULL, HB_EPARSE, "", "a reference to a surrogate"},
-    {VOL("<volumeId>&#x110000;</volumeId>"), NULL, HB_EPARSE, "", "a reference past U+10FFFF"},
-    {VOL("<volumeId>x</volumeid>"), NULL, HB_EPARSE, "mismatched tag", "a mismatched end tag"},
-    {VOL("<size>12a</size>"), NULL, HB_ERANGE, "size: not an integer", "a bad integer"},
-    {VOL("<size></size>"), NULL, HB_ERANGE, "size: not an integer", "an empty integer"},
+     NULL, HB_EPARSE, "DOCTYPE", "entity amplification (billion laughs)", 0},
+    {VOL("<volumeId>&foo;</volumeId>"), NULL, HB_EPARSE, NULL, "an undefined entity",
+     XML_ERROR_UNDEFINED_ENTITY},
+    {VOL("<volumeId>&amp</volumeId>"), NULL, HB_EPARSE, "", "a reference without ';'", 0},
+    {VOL("<volumeId>&#0;</volumeId>"), NULL, HB_EPARSE, "", "a reference to NUL", 0},
+    {VOL("<volumeId>&#xD800;</volumeId>"), NULL, HB_EPARSE, "", "a reference to a surrogate", 0},
+    {VOL("<volumeId>&#x110000;</volumeId>"), NULL, HB_EPARSE, "", "a reference past U+10FFFF", 0},
+    {VOL("<volumeId>x</volumeid>"), NULL, HB_EPARSE, NULL, "a mismatched end tag",
+     XML_ERROR_TAG_MISMATCH},
+    {VOL("<size>12a</size>"), NULL, HB_ERANGE, "size: not an integer", "a bad integer", 0},
+    {VOL("<size></size>"), NULL, HB_ERANGE, "size: not an integer", "an empty integer", 0},
     {VOL("<iops>99999999999999999999</iops>"), NULL, HB_ERANGE, "iops: not an integer",
-     "an integer past int64"},
-    {VOL("<size> 1</size>"), NULL, HB_ERANGE, "size", "an integer with a space (never trimmed)"},
+     "an integer past int64", 0},
+    {VOL("<size> 1</size>"), NULL, HB_ERANGE, "size", "an integer with a space (never trimmed)", 0},
     {VOL("<createTime>2012-10-16 20:00:16Z</createTime>"), NULL, HB_ERANGE,
-     "createTime: not an RFC 3339 timestamp", "a createTime the RFC 3339 parser rejects"},
+     "createTime: not an RFC 3339 timestamp", "a createTime the RFC 3339 parser rejects", 0},
     {VOL("<attachmentSet><item><attachTime/></item></attachmentSet>"), NULL, HB_ERANGE,
-     "attachTime: not an RFC 3339 timestamp", "an empty attachTime"},
+     "attachTime: not an RFC 3339 timestamp", "an empty attachTime", 0},
     {VOL("<encrypted>True</encrypted>"), NULL, HB_ERANGE, "encrypted: not a boolean",
-     "a boolean other than true or false"},
-    {VOL("<volumeId>a]]>b</volumeId>"), NULL, HB_EPARSE, "", "']]>' in character data"},
-    {VOL("<!-- a -- b -->"), NULL, HB_EPARSE, "", "'--' in a comment"},
-    {VOL("<volumeId>\xff</volumeId>"), NULL, HB_EPARSE, "", "a byte that is not UTF-8"},
-    {VOL("<volumeId>\xc0\xaf</volumeId>"), NULL, HB_EPARSE, "", "overlong UTF-8"},
-    {VOL("<volumeId>\xed\xa0\x80</volumeId>"), NULL, HB_EPARSE, "", "an encoded surrogate"},
-    {VOL("<volumeId>\xef\xbf\xbe</volumeId>"), NULL, HB_EPARSE, "", "U+FFFE is not a Char"},
-    {VOL("<volumeId a=\"1\" a=\"2\">x</volumeId>"), NULL, HB_EPARSE, "", "a duplicate attribute"},
-    {VOL("<volumeId a=\"<\">x</volumeId>"), NULL, HB_EPARSE, "", "'<' in an attribute value"},
-    {VOL("<volumeId a=1>x</volumeId>"), NULL, HB_EPARSE, "", "an unquoted attribute value"},
+     "a boolean other than true or false", 0},
+    {VOL("<volumeId>a]]>b</volumeId>"), NULL, HB_EPARSE, "", "']]>' in character data", 0},
+    {VOL("<!-- a -- b -->"), NULL, HB_EPARSE, "", "'--' in a comment", 0},
+    {VOL("<volumeId>\xff</volumeId>"), NULL, HB_EPARSE, "", "a byte that is not UTF-8", 0},
+    {VOL("<volumeId>\xc0\xaf</volumeId>"), NULL, HB_EPARSE, "", "overlong UTF-8", 0},
+    {VOL("<volumeId>\xed\xa0\x80</volumeId>"), NULL, HB_EPARSE, "", "an encoded surrogate", 0},
+    {VOL("<volumeId>\xef\xbf\xbe</volumeId>"), NULL, HB_EPARSE, "", "U+FFFE is not a Char", 0},
+    {VOL("<volumeId a=\"1\" a=\"2\">x</volumeId>"), NULL, HB_EPARSE, "", "a duplicate attribute", 0},
+    {VOL("<volumeId a=\"<\">x</volumeId>"), NULL, HB_EPARSE, "", "'<' in an attribute value", 0},
+    {VOL("<volumeId a=1>x</volumeId>"), NULL, HB_EPARSE, "", "an unquoted attribute value", 0},
     {VOL("<volumeId a=\"1\"b=\"2\">x</volumeId>"), NULL, HB_EPARSE, "",
-     "attributes without whitespace between"},
-    {"<R/>junk", NULL, HB_EPARSE, "junk after document element", "text after the root"},
-    {"<R/><R/>", NULL, HB_EPARSE, "junk after document element", "two root elements"},
-    {"x<R/>", NULL, HB_EPARSE, "", "text before the root"},
-    {"<R/>\n<?xml version=\"1.0\"?>", NULL, HB_EPARSE, "", "an XML declaration not at the start"},
-    {"<R><1a/></R>", NULL, HB_EPARSE, "", "a name starting with a digit"},
-    {"<R><![CDATA[x]></R>", NULL, HB_ETRUNC, "", "an unclosed CDATA section"},
+     "attributes without whitespace between", 0},
+    {"<R/>junk", NULL, HB_EPARSE, NULL, "text after the root", XML_ERROR_JUNK_AFTER_DOC_ELEMENT},
+    {"<R/><R/>", NULL, HB_EPARSE, NULL, "two root elements", XML_ERROR_JUNK_AFTER_DOC_ELEMENT},
+    {"x<R/>", NULL, HB_EPARSE, "", "text before the root", 0},
+    {"<R/>\n<?xml version=\"1.0\"?>", NULL, HB_EPARSE, "", "an XML declaration not at the start", 0},
+    {"<R><1a/></R>", NULL, HB_EPARSE, "", "a name starting with a digit", 0},
+    {"<R><![CDATA[x]></R>", NULL, HB_ETRUNC, "", "an unclosed CDATA section", 0},
 
     /* held to expat's rules (the reviewer's repros: libxml2 took them) */
     {"<?xml version=\"1.0\" encoding=\"UTF-7\"?><R><volumeSet><item><volumeId>a+AGEA-</volumeId>"
-     "</item></volumeSet></R>", NULL, HB_EPARSE, "unknown encoding",
-     "an encoding expat does not know (UTF-7)"},
+     "</item></volumeSet></R>", NULL, HB_EPARSE, NULL,
+     "an encoding expat does not know (UTF-7)", XML_ERROR_UNKNOWN_ENCODING},
     {"<?xml version=\"1.0\" encoding=\"windows-1252\"?><R><volumeSet><item><volumeId>\x80"
-     "</volumeId></item></volumeSet></R>", NULL, HB_EPARSE, "unknown encoding",
-     "an encoding expat does not know (windows-1252)"},
+     "</volumeId></item></volumeSet></R>", NULL, HB_EPARSE, NULL,
+     "an encoding expat does not know (windows-1252)", XML_ERROR_UNKNOWN_ENCODING},
     {"<R><\xef\xbb\xbfvolumeId/></R>", NULL, HB_EPARSE, "",
-     "U+FEFF starting a name: XML 1.0 fourth edition rules (expat's), not the fifth's"},
+     "U+FEFF starting a name: XML 1.0 fourth edition rules (expat's), not the fifth's", 0},
     {"<R><a\xcd\xbe/></R>", NULL, HB_EPARSE, "",
-     "U+037E in a name: XML 1.0 fourth edition rules (expat's), not the fifth's"},
+     "U+037E in a name: XML 1.0 fourth edition rules (expat's), not the fifth's", 0},
     /* XML 1.0 Fifth Edition section 2.8: a 1.x document is read as 1.0 (issue 15) */
     {"<?xml version=\"1.1\"?><R><volumeSet><item><volumeId>a</volumeId></item></volumeSet></R>",
-     J1("{\"volumeId\": \"a\", " NOTHING), 0, NULL, "XML 1.1 is read as 1.0 by every strategy"},
+     J1("{\"volumeId\": \"a\", " NOTHING), 0, NULL, "XML 1.1 is read as 1.0 by every strategy", 0},
     {"<?xml version='1.1' encoding='UTF-8'?>\n<R/>", "[]\n", 0, NULL,
-     "XML 1.1 with an encoding"},
-    {"<?xml version=\"1.01\"?><R/>", "[]\n", 0, NULL, "version 1.01: '1.' and digits"},
-    {"<?xml version=\"2.0\"?><R/>", NULL, HB_EPARSE, "version other than 1.x", "version 2.0"},
+     "XML 1.1 with an encoding", 0},
+    {"<?xml version=\"1.01\"?><R/>", "[]\n", 0, NULL, "version 1.01: '1.' and digits", 0},
+        /* hotbench's version rule (expat 2.5 passes both to the XML declaration handler), or expat's
+     * own refusal of the declaration (newer expat checks the version itself) */
+    {"<?xml version=\"2.0\"?><R/>", NULL, HB_EPARSE, "version other than 1.x", "version 2.0",
+     XML_ERROR_XML_DECL},
     {"<?xml version=\"1.\"?><R/>", NULL, HB_EPARSE, "version other than 1.x",
-     "version '1.': no digit after the dot"},
+     "version '1.': no digit after the dot", XML_ERROR_XML_DECL},
     {"<?xml version=\"1.1\"?><R><a\xcd\xbe/></R>", NULL, HB_EPARSE, "",
-     "XML 1.1 is read by 1.0 fourth edition name rules too (libxml2 after its declaration)"},
+     "XML 1.1 is read by 1.0 fourth edition name rules too (libxml2 after its declaration)", 0},
 
     /* a bad value is quoted on one line: escaped, cut at a character boundary */
     {VOL("<size>1\n2</size>"), NULL, HB_ERANGE, "size: not an integer: '1\\n2'",
-     "an LF in a bad value is escaped"},
+     "an LF in a bad value is escaped", 0},
     {VOL("<iops>1&#13;2&#9;3\\'</iops>"), NULL, HB_ERANGE, "iops: not an integer: '1\\r2\\t3\\\\\\''",
-     "CR, tab, backslash and quote in a bad value are escaped"},
+     "CR, tab, backslash and quote in a bad value are escaped", 0},
     {VOL("<throughput>\x7f</throughput>"), NULL, HB_ERANGE, "throughput: not an integer: '\\x7f'",
-     "DEL in a bad value as \\x7f"},
+     "DEL in a bad value as \\x7f", 0},
     {VOL("<size>111111111111111111111111111111111111111\xc3\xa9</size>"), NULL, HB_ERANGE,
      "size: not an integer: '111111111111111111111111111111111111111...'",
-     "a 40-byte cut never splits a UTF-8 character"},
+     "a 40-byte cut never splits a UTF-8 character", 0},
     {VOL("<size>11111111111111111111111111111111111111\xc3\xa9x</size>"), NULL, HB_ERANGE,
      "size: not an integer: '11111111111111111111111111111111111111\xc3\xa9...'",
-     "a character ending at the cut is kept whole"},
+     "a character ending at the cut is kept whole", 0},
     {VOL("<createTime>2012-10-16T20:00:16\n</createTime>"), NULL, HB_ERANGE,
-     "'2012-10-16T20:00:16\\n'", "a bad timestamp is escaped too"},
+     "'2012-10-16T20:00:16\\n'", "a bad timestamp is escaped too", 0},
 };
 /* clang-format on */
 
@@ -290,7 +298,8 @@ static int one_line_utf8(const char *s)
 
 /* Decodes doc with s fed as piece; checks the outcome against json (or a rejection). */
 static void check_one(const hb_vol_strategy *s, const uint8_t *doc, size_t len, size_t piece,
-                      const char *json, int want_rc, const char *why_substr, const char *why)
+                      const char *json, int want_rc, const char *why_substr, int xml_error,
+                      const char *why)
 {
     hb_volumes v;
     hb_vol_error err;
@@ -316,15 +325,16 @@ static void check_one(const hb_vol_strategy *s, const uint8_t *doc, size_t len, 
         if ((reference || strcmp(s->name, "fast") == 0) && want_rc && rc != want_rc)
             fail_msg("%s: %s (piece %zu) returns %d (%s), expected %d", why, s->name, piece, rc,
                      err.reason, want_rc);
-        if (reference && why_substr && !strstr(err.reason, why_substr))
-            fail_msg("%s: %s says '%s', expected '%s' in it", why, s->name, err.reason, why_substr);
+        if (reference && !hb_vol_reason_is(&err, why_substr, xml_error))
+            fail_msg("%s: %s says '%s' (library code %d), expected '%s' or expat's code %d", why,
+                     s->name, err.reason, err.lib_code, why_substr ? why_substr : "-", xml_error);
     }
     hb_volumes_free(&v);
 }
 
 /* Every decoder, whole; the streaming ones also in pieces. */
 static void check_all(const uint8_t *doc, size_t len, const char *json, int want_rc,
-                      const char *why_substr, const char *why)
+                      const char *why_substr, int xml_error, const char *why)
 {
     for (size_t k = 0; k < hb_vol_strategy_count; k++) {
         const hb_vol_strategy *s = &hb_vol_strategies[k];
@@ -332,7 +342,7 @@ static void check_all(const uint8_t *doc, size_t len, const char *json, int want
             continue;
         for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
             if (pieces[i] == 0 || s->streaming)
-                check_one(s, doc, len, pieces[i], json, want_rc, why_substr, why);
+                check_one(s, doc, len, pieces[i], json, want_rc, why_substr, xml_error, why);
     }
 }
 
@@ -341,7 +351,7 @@ static void test_table(void **state)
     (void)state;
     for (size_t i = 0; i < NROWS; i++)
         check_all((const uint8_t *)rows[i].doc, strlen(rows[i].doc), rows[i].json, rows[i].rc,
-                  rows[i].why_substr, rows[i].why);
+                  rows[i].why_substr, rows[i].xml_error, rows[i].why);
 }
 
 /* Rows holding NUL bytes (explicit lengths): every strategy rejects them, as expat does. */
@@ -369,7 +379,7 @@ static void test_nul_rows(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof bin_rows / sizeof bin_rows[0]; i++)
-        check_all((const uint8_t *)bin_rows[i].doc, bin_rows[i].len, NULL, bin_rows[i].rc, "",
+        check_all((const uint8_t *)bin_rows[i].doc, bin_rows[i].len, NULL, bin_rows[i].rc, "", 0,
                   bin_rows[i].why);
 }
 
@@ -414,7 +424,7 @@ static void check_other_encoding(const uint8_t *doc, size_t len, const char *jso
         }
         for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
             if (pieces[i] == 0 || s->streaming)
-                check_one(s, doc, len, pieces[i], json, 0, NULL, why);
+                check_one(s, doc, len, pieces[i], json, 0, NULL, 0, why);
     }
 }
 
@@ -549,7 +559,7 @@ static void test_big_value_and_deep_nesting(void **state)
     }
     p += sprintf(p, "</value></item></tagSet></item></volumeSet>" CLOSE);
     sprintf(w, "\"}]}\n]\n");
-    check_all((const uint8_t *)doc, (size_t)(p - doc), want, 0, NULL, "a 70 KB value");
+    check_all((const uint8_t *)doc, (size_t)(p - doc), want, 0, NULL, 0, "a 70 KB value");
 
     p = doc;
     p += sprintf(p, "%s", OPEN "<volumeSet><item><size>1</size>");
@@ -560,7 +570,7 @@ static void test_big_value_and_deep_nesting(void **state)
         p += sprintf(p, "</x%d>", d % 7);
     p += sprintf(p, "<volumeId>v</volumeId></item></volumeSet>" CLOSE);
     check_all((const uint8_t *)doc, (size_t)(p - doc),
-              J1("{\"volumeId\": \"v\", \"size\": 1, " NOTHING), 0, NULL,
+              J1("{\"volumeId\": \"v\", \"size\": 1, " NOTHING), 0, NULL, 0,
               "deep unknown nesting is skipped");
     free(doc);
     free(want);
@@ -634,7 +644,7 @@ static void test_botocore_fixture(void **state)
     size_t len, jlen;
     char *doc = read_file(HB_FIXTURES "/botocore-ec2-describe-volumes.xml", &len);
     char *json = read_file(HB_GOLDEN "/volumes-botocore.json", &jlen);
-    check_all((const uint8_t *)doc, len, json, 0, NULL, "botocore fixture");
+    check_all((const uint8_t *)doc, len, json, 0, NULL, 0, "botocore fixture");
     free(doc);
     free(json);
 }
@@ -655,7 +665,7 @@ static void test_generated_golden(void **state)
     if (glen != len || memcmp(golden, doc, len) != 0)
         fail_msg("the generator's 4 x 3 response differs from tests/golden/volumes-gen-4x3.xml");
     char *json = read_file(HB_GOLDEN "/volumes-gen-4x3.json", &jlen);
-    check_all(doc, len, json, 0, NULL, "generated 4 x 3");
+    check_all(doc, len, json, 0, NULL, 0, "generated 4 x 3");
     free(doc);
     free(golden);
     free(json);

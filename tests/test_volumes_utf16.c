@@ -22,8 +22,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <expat.h>
 
 #include "hb_guard.h"
+#include "vol_reason.h"
 
 #include "hb_err.h"
 #include "hb_volumes.h"
@@ -101,85 +103,87 @@ typedef struct row {
     int odd;
     const char *json;       /* NULL: rejected */
     int rc;                 /* when rejected */
-    const char *why_substr; /* in the reason when rejected */
+    const char *why_substr; /* hotbench's words in the reason when rejected ("": any) */
     uint64_t line, column;  /* where, when rejected; 0: not a finding of the UTF-16 check (code
                                and reason checked for the reference only, the position not) */
     const char *why;
+    int xml_error; /* expat's enum XML_Error, when expat finds it (the reference is expat's) */
 } row;
 
 /* clang-format off */
 static const row rows[] = {
     /* well-formed UTF-16 */
-    {E_LE, VOL("cafe"), 0, JVOL("cafe"), 0, NULL, 0, 0, "UTF-16LE with a byte order mark"},
-    {E_BE, VOL("cafe"), 0, JVOL("cafe"), 0, NULL, 0, 0, "UTF-16BE with a byte order mark"},
+    {E_LE, VOL("cafe"), 0, JVOL("cafe"), 0, NULL, 0, 0, "UTF-16LE with a byte order mark", 0},
+    {E_BE, VOL("cafe"), 0, JVOL("cafe"), 0, NULL, 0, 0, "UTF-16BE with a byte order mark", 0},
     {E_LE, VOL("a{D83D}{DE80}b"), 0, JVOL("a\xf0\x9f\x9a\x80" "b"), 0, NULL, 0, 0,
-     "UTF-16LE: a surrogate pair is one character (U+1F680)"},
+     "UTF-16LE: a surrogate pair is one character (U+1F680)", 0},
     {E_BE, VOL("{DBFF}{DFFF}"), 0, JVOL("\xf4\x8f\xbf\xbf"), 0, NULL, 0, 0,
-     "UTF-16BE: the last pair (U+10FFFF)"},
+     "UTF-16BE: the last pair (U+10FFFF)", 0},
     {E_LE, DECL("1.0", "UTF-16") VOL("x"), 0, JVOL("x"), 0, NULL, 0, 0,
-     "UTF-16LE with a mark, declared UTF-16"},
+     "UTF-16LE with a mark, declared UTF-16", 0},
     {E_BE, DECL("1.0", "utf-16be") VOL("x"), 0, JVOL("x"), 0, NULL, 0, 0,
-     "UTF-16BE with a mark, declared UTF-16BE"},
+     "UTF-16BE with a mark, declared UTF-16BE", 0},
     /* unpaired surrogates (section 2.2) */
     {E_LE, VOL("{D800}a"), 0, NULL, HB_EPARSE, "high surrogate (code unit 0xD800) not followed",
-     1, 32, "UTF-16LE: a high surrogate, then an ordinary character"},
+     1, 32, "UTF-16LE: a high surrogate, then an ordinary character", 0},
     {E_BE, VOL("{D800}a"), 0, NULL, HB_EPARSE, "high surrogate (code unit 0xD800) not followed",
-     1, 32, "UTF-16BE: a high surrogate, then an ordinary character"},
+     1, 32, "UTF-16BE: a high surrogate, then an ordinary character", 0},
     {E_LE, VOL("{D800}{D801}{DC00}"), 0, NULL, HB_EPARSE, "0xD800) not followed", 1, 32,
-     "UTF-16LE: a high surrogate, then another (which has its low one)"},
+     "UTF-16LE: a high surrogate, then another (which has its low one)", 0},
     {E_BE, VOL("{D800}{D801}"), 0, NULL, HB_EPARSE, "0xD800) not followed", 1, 32,
-     "UTF-16BE: a high surrogate, then another"},
+     "UTF-16BE: a high surrogate, then another", 0},
     {E_LE, VOL("{D800}{0000}"), 0, NULL, HB_EPARSE, "0xD800) not followed", 1, 32,
-     "UTF-16LE: a high surrogate, then U+0000"},
+     "UTF-16LE: a high surrogate, then U+0000", 0},
     {E_BE, VOL("{DBFF}{0000}"), 0, NULL, HB_EPARSE, "0xDBFF) not followed", 1, 32,
-     "UTF-16BE: a high surrogate, then U+0000"},
+     "UTF-16BE: a high surrogate, then U+0000", 0},
     {E_LE, VOL("{DC00}"), 0, NULL, HB_EPARSE, "low surrogate (code unit 0xDC00) without", 1, 32,
-     "UTF-16LE: a lone low surrogate"},
+     "UTF-16LE: a lone low surrogate", 0},
     {E_BE, VOL("{D83D}{DE80}{DFFF}"), 0, NULL, HB_EPARSE, "low surrogate (code unit 0xDFFF)",
-     1, 33, "UTF-16BE: a low surrogate after a whole pair (the pair is one column)"},
+     1, 33, "UTF-16BE: a low surrogate after a whole pair (the pair is one column)", 0},
     {E_LE, "<R a='{DC00}'/>", 0, NULL, HB_EPARSE, "low surrogate", 1, 8,
-     "UTF-16LE: a lone low surrogate in an attribute value"},
+     "UTF-16LE: a lone low surrogate in an attribute value", 0},
     {E_LE, "<R>\r\n<volumeSet>\n<item>\r<volumeId>{D800}x" POST, 0, NULL, HB_EPARSE,
-     "0xD800) not followed", 4, 11, "UTF-16LE: lines end at CR LF, LF and CR"},
+     "0xD800) not followed", 4, 11, "UTF-16LE: lines end at CR LF, LF and CR", 0},
     {E_LE, PRE "x{D800}", 0, NULL, HB_ETRUNC, "ends after a high surrogate", 1, 33,
-     "UTF-16LE: the document ends after a high surrogate"},
+     "UTF-16LE: the document ends after a high surrogate", 0},
     /* the byte order mark (section 4.3.3) */
     {E_LE_NOBOM, VOL("cafe"), 0, NULL, HB_EPARSE, "without a byte order mark (first bytes 3C 00)",
-     1, 1, "UTF-16LE without a byte order mark or declaration"},
+     1, 1, "UTF-16LE without a byte order mark or declaration", 0},
     {E_BE_NOBOM, VOL("cafe"), 0, NULL, HB_EPARSE, "without a byte order mark (first bytes 00 3C)",
-     1, 1, "UTF-16BE without a byte order mark or declaration"},
+     1, 1, "UTF-16BE without a byte order mark or declaration", 0},
     {E_LE_NOBOM, DECL("1.0", "UTF-16") VOL("x"), 0, NULL, HB_EPARSE, "without a byte order mark",
-     1, 1, "UTF-16LE declared UTF-16, no mark (3C 00 3F 00: appendix F; 4.3.3 wants the mark)"},
+     1, 1, "UTF-16LE declared UTF-16, no mark (3C 00 3F 00: appendix F; 4.3.3 wants the mark)", 0},
     {E_BE_NOBOM, DECL("1.0", "UTF-16") VOL("x"), 0, NULL, HB_EPARSE, "without a byte order mark",
-     1, 1, "UTF-16BE declared UTF-16, no mark (00 3C 00 3F)"},
+     1, 1, "UTF-16BE declared UTF-16, no mark (00 3C 00 3F)", 0},
     {E_LE_NOBOM, DECL("1.0", "UTF-16LE") VOL("x"), 0, NULL, HB_EPARSE,
-     "without a byte order mark", 1, 1, "UTF-16LE declared UTF-16LE, no mark"},
+     "without a byte order mark", 1, 1, "UTF-16LE declared UTF-16LE, no mark", 0},
     {E_BE_NOBOM, "{2000}<R/>", 0, NULL, HB_EPARSE, "without a byte order mark (first bytes 20 00)",
-     1, 1, "no mark, first bytes 20 00: 16-bit code units (expat would read UTF-16LE)"},
+     1, 1, "no mark, first bytes 20 00: 16-bit code units (expat would read UTF-16LE)", 0},
     /* whole code units */
     {E_LE, "<R/>", 1, NULL, HB_ETRUNC, "an odd number of bytes (11)", 1, 6,
-     "UTF-16LE: an odd number of bytes"},
+     "UTF-16LE: an odd number of bytes", 0},
     {E_BE, VOL("cafe") "\n", 1, NULL, HB_ETRUNC, "an odd number of bytes", 2, 1,
-     "UTF-16BE: an odd number of bytes after a line end"},
+     "UTF-16BE: an odd number of bytes after a line end", 0},
     {E_LE, "", 1, NULL, HB_ETRUNC, "an odd number of bytes (3)", 1, 2,
-     "a byte order mark and one byte"},
+     "a byte order mark and one byte", 0},
     /* the declared encoding is the document's (section 4.3.3) */
-    {E_LE, DECL("1.0", "UTF-16BE") VOL("x"), 0, NULL, HB_EPARSE, "incorrect", 0, 0,
-     "UTF-16LE with a mark, declared UTF-16BE"},
-    {E_LE, DECL("1.0", "UTF-8") VOL("x"), 0, NULL, HB_EPARSE, "incorrect", 0, 0,
-     "UTF-16LE with a mark, declared UTF-8"},
+    {E_LE, DECL("1.0", "UTF-16BE") VOL("x"), 0, NULL, HB_EPARSE, NULL, 0, 0,
+     "UTF-16LE with a mark, declared UTF-16BE", XML_ERROR_INCORRECT_ENCODING},
+    {E_LE, DECL("1.0", "UTF-8") VOL("x"), 0, NULL, HB_EPARSE, NULL, 0, 0,
+     "UTF-16LE with a mark, declared UTF-8", XML_ERROR_INCORRECT_ENCODING},
     {E_UTF8, DECL("1.0", "UTF-16") VOL("x"), 0, NULL, HB_EPARSE, "", 0, 0,
-     "UTF-8 declared UTF-16"},
+     "UTF-8 declared UTF-16", 0},
     /* versions (section 2.8): 1.x is read as 1.0 */
-    {E_UTF8, "<?xml version=\"1.1\"?>" VOL("x"), 0, JVOL("x"), 0, NULL, 0, 0, "UTF-8, version 1.1"},
-    {E_LE, DECL("1.1", "UTF-16") VOL("x"), 0, JVOL("x"), 0, NULL, 0, 0, "UTF-16LE, version 1.1"},
+    {E_UTF8, "<?xml version=\"1.1\"?>" VOL("x"), 0, JVOL("x"), 0, NULL, 0, 0, "UTF-8, version 1.1", 0},
+    {E_LE, DECL("1.1", "UTF-16") VOL("x"), 0, JVOL("x"), 0, NULL, 0, 0, "UTF-16LE, version 1.1", 0},
     {E_UTF8, "<?xml version='1.9' standalone='yes'?>" VOL("x"), 0, JVOL("x"), 0, NULL, 0, 0,
-     "UTF-8, version 1.9, standalone"},
+     "UTF-8, version 1.9, standalone", 0},
+    /* hotbench's version rule, or expat's own refusal of the declaration (newer expat) */
     {E_UTF8, "<?xml version=\"2.0\"?>" VOL("x"), 0, NULL, HB_EPARSE, "version other than 1.x", 0,
-     0, "version 2.0"},
+     0, "version 2.0", XML_ERROR_XML_DECL},
     {E_BE, "<?xml version=\"1.\"?>" VOL("x"), 0, NULL, HB_EPARSE, "version other than 1.x", 0, 0,
-     "UTF-16BE, version '1.'"},
-    {E_UTF8, "<?xml version=\"1.0a\"?>" VOL("x"), 0, NULL, HB_EPARSE, "", 0, 0, "version 1.0a"},
+     "UTF-16BE, version '1.'", XML_ERROR_XML_DECL},
+    {E_UTF8, "<?xml version=\"1.0a\"?>" VOL("x"), 0, NULL, HB_EPARSE, "", 0, 0, "version 1.0a", 0},
 };
 /* clang-format on */
 
@@ -212,9 +216,11 @@ static void check_one(const hb_vol_strategy *s, const row *r, const uint8_t *doc
         /* code and reason: every strategy for a finding of the shared UTF-16 check (a row with
          * a position), the reference alone otherwise (libxml2 words some errors its own way) */
         int strict = r->line || strcmp(s->name, HB_VOL_REFERENCE) == 0;
-        if (strict && (rc != r->rc || !err.reason || !strstr(err.reason, r->why_substr)))
-            fail_msg("%s: %s (piece %zu) gives %d '%s', expected %d with '%s'", r->why, s->name,
-                     piece, rc, err.reason ? err.reason : "(null)", r->rc, r->why_substr);
+        if (strict && (rc != r->rc || !hb_vol_reason_is(&err, r->why_substr, r->xml_error)))
+            fail_msg("%s: %s (piece %zu) gives %d '%s' (library code %d), expected %d with '%s' "
+                     "or expat's code %d",
+                     r->why, s->name, piece, rc, err.reason ? err.reason : "(null)", err.lib_code,
+                     r->rc, r->why_substr ? r->why_substr : "-", r->xml_error);
         if (r->line && (err.line != r->line || err.column != r->column))
             fail_msg("%s: %s (piece %zu) at line %llu, column %llu; expected %llu, %llu", r->why,
                      s->name, piece, (unsigned long long)err.line, (unsigned long long)err.column,
@@ -255,7 +261,8 @@ static void test_every_piece_size(void **state)
                            NULL,
                            0,
                            0,
-                           "a pair split at every piece size"};
+                           "a pair split at every piece size",
+                           0};
     static const row bad = {E_LE,
                             VOL("ab{D83D}c{DE80}"),
                             0,
@@ -264,7 +271,8 @@ static void test_every_piece_size(void **state)
                             "0xD83D) not followed",
                             1,
                             34,
-                            "an unpaired high at every piece size"};
+                            "an unpaired high at every piece size",
+                            0};
     const row *r[] = {&ok, &bad};
     uint8_t doc[256];
     for (size_t i = 0; i < 2; i++) {

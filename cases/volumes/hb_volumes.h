@@ -172,6 +172,10 @@ typedef struct hb_volumes {
  * bytes at a character boundary; libxml2's multi-line messages are joined into one. */
 typedef struct hb_vol_error {
     const char *reason; /* static text or msg */
+    int lib_code;       /* the parser library's own code when the library found the error:
+                           expat's enum XML_Error (the expat strategies), libxml2's
+                           xmlParserErrors (libxml2-dom); 0 when hotbench's code found it. The
+                           library's words in reason change between its versions; this does not */
     uint64_t line;
     uint64_t column;
     char msg[384];

@@ -166,6 +166,7 @@ static int vx_run(vx *x, const uint8_t *doc, size_t len, size_t piece)
     hb_vol_error *e = x->err;
     if (st == XML_STATUS_OK && x->rc == HB_OK) {
         *e = ue; /* the UTF-16 finding: expat found nothing before it */
+        e->lib_code = 0; /* hotbench's check (vol_utf16.c), not expat's */
         e->reason = e->msg;
         return urc;
     }
@@ -175,6 +176,8 @@ static int vx_run(vx *x, const uint8_t *doc, size_t len, size_t piece)
         return x->rc;
     enum XML_Error code = XML_GetErrorCode(x->p);
     const char *reason = XML_ErrorString(code);
+    if (!e->reason)
+        e->lib_code = (int)code;
     if (code == XML_ERROR_NO_MEMORY)
         return hb_vol_fail(e, HB_ENOMEM, "out of memory");
     if (code == XML_ERROR_UNCLOSED_TOKEN || code == XML_ERROR_NO_ELEMENTS ||
