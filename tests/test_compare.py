@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 
 import numpy as np  # noqa: E402
 
-from hotbench.compare import accepted, outliers, rankstats, table  # noqa: E402
+from hotbench.compare import accepted, outliers, rankstats, table, toolchain  # noqa: E402
 from hotbench.compare.arms import Arm  # noqa: E402
 from hotbench.compare.checks import strategy_suspects  # noqa: E402
 from hotbench.compare.confirmation import judge, step_down  # noqa: E402
@@ -422,6 +422,33 @@ class CachedBuilds(unittest.TestCase):
                               "the head's build and older revisions' get the same layout flag")
         finally:
             shutil.rmtree(bdir, ignore_errors=True)
+
+
+class Toolchain(unittest.TestCase):
+    BASE = {"hb_compiler": "GNU 12.2.0", "hb_benchmark_version": "1.7.1",
+            "expat_version": "2.5.0", "hb_build_flags": "-O2", "num_cpus": 2}
+
+    def test_same_toolchain_no_warning(self):
+        tc = toolchain.compare({"base": self.BASE, "head": dict(self.BASE)})
+        self.assertEqual(tc["differs"], [])
+        self.assertEqual(tc["base"], {"hb_compiler": "GNU 12.2.0", "hb_benchmark_version": "1.7.1",
+                                      "expat_version": "2.5.0"})
+        self.assertEqual(toolchain.warning_lines(tc), [])
+
+    def test_differences_named_in_table_and_json(self):
+        head = dict(self.BASE, hb_compiler="GNU 14.2.0", libxml2_version="2.9.14")
+        rows = [dict(name="g/s/x:1", family="g/s", verdict="same", check="time", ratio=1.0)]
+        res = Result(Arm("base", "b"), Arm("head", "h"), rows, 1.0, {})
+        res.toolchain = toolchain.compare({"base": self.BASE, "head": head})
+        self.assertEqual(res.toolchain["differs"], ["hb_compiler", "libxml2_version"])
+        text = "\n".join(table.lines(res))
+        self.assertIn("hb_compiler: base GNU 12.2.0, head GNU 14.2.0", text)
+        self.assertIn("libxml2_version: base (none), head 2.9.14", text)
+        self.assertEqual(table.to_json(res)["toolchain"]["differs"],
+                         ["hb_compiler", "libxml2_version"])
+
+    def test_one_side_missing_is_not_a_difference(self):
+        self.assertEqual(toolchain.compare({"head": self.BASE})["differs"], [])
 
 
 class Outputs(unittest.TestCase):

@@ -329,6 +329,7 @@ int hb_volumes_register(const hb_options *opt)
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)c->seed);
     hb_add_context("volumes_seed", buf);
     hb_add_context("volumes_reference", HB_VOL_REFERENCE);
+    hb_add_context("libxml2_version", hb_vol_libxml2_version());
     int rc = hb_case_check_registry(&hb_volumes_case, "volumes", hb_vol_strategies,
                                     hb_vol_strategy_count, sizeof hb_vol_strategies[0]);
     return rc == HB_OK ? hb_case_register(&hb_volumes_case, vol_families, 1, c, opt, &c->set) : rc;

@@ -246,6 +246,10 @@ uint64_t hb_volumes_digest(const hb_volumes *v);
  * bytes, e.g. "volume 12 tag 3 value: \"a&b\" vs \"a\""). */
 int hb_volumes_compare(const hb_volumes *a, const hb_volumes *b, char *msg, size_t cap);
 
+/* The libxml2 version libxml2-dom was compiled against ("2.9.14": LIBXML_DOTTED_VERSION), static
+ * text, for the run's context (measurement rule 6). */
+const char *hb_vol_libxml2_version(void);
+
 #ifdef __cplusplus
 }
 #endif

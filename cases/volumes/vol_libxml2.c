@@ -311,3 +311,8 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
     hb_vm_bind(prev);
     return rc;
 }
+
+const char *hb_vol_libxml2_version(void)
+{
+    return LIBXML_DOTTED_VERSION;
+}

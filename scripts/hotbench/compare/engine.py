@@ -20,7 +20,7 @@ import time
 
 from ..manifest import Manifest, ManifestError
 from ..gate.settings import SETTINGS, selection_filter
-from . import checks, confirmation
+from . import checks, confirmation, toolchain
 from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
@@ -78,6 +78,7 @@ class Result:
         self.processes = list(processes)
         self.duration_s = duration_s
         self.settings = settings
+        self.toolchain = None  # toolchain.compare() of the two sides' contexts
         self.recount()
 
     def recount(self):
@@ -169,5 +170,9 @@ def run_compare(base, head, opts, out_dir, log=print):
     if opts.complexity:
         checks.complexity(rows, screen, manifest, opts)
     rows = checks.finish(rows)
-    return Result(base, head, rows, time.monotonic() - t0, dict(settings, filter=bfilter),
-                  screen.processes + conf.processes)
+    result = Result(base, head, rows, time.monotonic() - t0, dict(settings, filter=bfilter),
+                    screen.processes + conf.processes)
+    result.toolchain = toolchain.compare(screen.context)
+    for line in toolchain.warning_lines(result.toolchain):
+        log("compare: " + line)
+    return result

@@ -8,6 +8,7 @@ import math
 
 from ..exports import write_compare_exports
 from ..units import fmt_time
+from . import toolchain
 from .verdicts import pct
 
 SCHEMA = "hotbench-compare/1"
@@ -26,7 +27,8 @@ def lines(result):
     it, so that the tail of a CI log names what failed the run."""
     out = ["compare: base %s vs head %s, CPU time per iteration (median of the runs), change "
            "= head/base - 1 with its interval (95%%; a confirmed suspect's at its Holm level, "
-           "named in the check)" % (rev_text(result.base), rev_text(result.head)), ""]
+           "named in the check)" % (rev_text(result.base), rev_text(result.head))]
+    out += toolchain.warning_lines(result.toolchain) + [""]
     out.append("%-66s %9s %9s %7s %17s %7s  %-12s %s" % (
         "benchmark", "base", "head", "change", "interval", "instr", "verdict", "check"))
     decisive = []
@@ -82,6 +84,7 @@ def to_json(result):
             "head_s", "n_base", "n_head", "instructions", "note")
     return clean(dict(schema=SCHEMA, base=result.base.describe(), head=result.head.describe(),
                       settings=result.settings, duration_s=round(result.duration_s, 1),
+                      toolchain=result.toolchain,
                       summary=result.summary, exit_code=result.exit_code,
                       rows=[{k: r.get(k) for k in keep} for r in result.rows],
                       processes=[process_json(p) for p in result.processes]))

@@ -1,0 +1,40 @@
+"""toolchain - what each side of a compare was built with, from its run JSON's context: the
+compiler (hb_compiler), google-benchmark's version (hb_benchmark_version) and every library
+version the runner or a case records (keys ending in _version: expat_version, zlib_version,
+libxml2_version, hb_allocator_version, ...). Two builds of one machine normally agree; when they
+do not (a package upgraded between the two builds, a revision that finds another compiler), a
+difference in the table may be the toolchain's rather than the change's, and the compare says
+so (measurement rule 9: like with like)."""
+
+KEYS = ("hb_compiler", "hb_benchmark_version")
+
+
+def describe(context):
+    """{key: value} of the toolchain keys present in one run's context (a dict; {} -> {})."""
+    return {k: str(v) for k, v in sorted((context or {}).items())
+            if k in KEYS or k.endswith("_version")}
+
+
+def compare(contexts):
+    """contexts: {"base": context, "head": context} (either may be missing). Returns
+    {"base": {...}, "head": {...}, "differs": [key, ...]}: differs lists the keys whose values
+    the two sides give differently (a key only one side has counts when both sides ran)."""
+    sides = {label: describe(contexts.get(label)) for label in ("base", "head")}
+    differs = []
+    if contexts.get("base") and contexts.get("head"):
+        keys = sorted(set(sides["base"]) | set(sides["head"]))
+        differs = [k for k in keys if sides["base"].get(k) != sides["head"].get(k)]
+    return dict(sides, differs=differs)
+
+
+def warning_lines(tc):
+    """The table's warning lines for a toolchain comparison (compare()'s result; [] when the
+    two sides agree or tc is None)."""
+    if not tc or not tc.get("differs"):
+        return []
+    out = ["warning: the two sides were built with different toolchains; a change below may "
+           "be the toolchain's, not the code's:"]
+    for k in tc["differs"]:
+        out.append("  %s: base %s, head %s" % (k, tc["base"].get(k, "(none)"),
+                                                tc["head"].get(k, "(none)")))
+    return out
