@@ -3,7 +3,10 @@
  * A growing output buffer and a few writers (indentation, open and close tags, escaped leaves).
  * Each volume draws from its own PRNG stream keyed by (seed, volume index), so volume i is the same
  * in responses of any length. The value vocabularies below are plain tables; weights are integer
- * thresholds on PRNG bits, so the bytes are the same on every machine.
+ * thresholds on PRNG bits, so the bytes are the same on every machine. Each draw is a statement of
+ * its own or the only draw of an expression: C leaves the order in which a call's arguments (or
+ * the operands of + and []) are evaluated unspecified, so two draws there would give other bytes on
+ * another compiler or architecture (DESIGN.md, measurement rule 11).
  */
 #include "hb_gen_xml.h"
 #include "hb_err.h"
@@ -267,11 +270,43 @@ static void vg_expand(uint64_t *rng, const char *t, char *out, size_t cap)
     snprintf(out, cap, "%.*s%u%s", (int)(brace - t), t, vg_below(rng, 10000), brace + 3);
 }
 
+/* The tagSet of one volume at level 3: `tags` key/value items, drawn from its stream *rng. */
+static void vg_tags(vg_out *o, uint64_t *rng, uint32_t tags)
+{
+    char value[128];
+    vg_open(o, 3, "tagSet");
+    for (uint32_t t = 0; t < tags; t++) {
+        char key[48];
+        if (t < VG_N(vg_keys))
+            snprintf(key, sizeof key, "%s", vg_keys[t]);
+        else
+            snprintf(key, sizeof key, "tag-%u", t);
+        uint32_t r = vg_below(rng, 40);
+        if (r < 5) {
+            vg_expand(rng, vg_escaped[r], value, sizeof value);
+            o->info.escaped++;
+        } else if (r < 9) {
+            uint32_t k = vg_below(rng, VG_N(vg_utf8)); /* then vg_expand's {n} */
+            vg_expand(rng, vg_utf8[k], value, sizeof value);
+            o->info.non_ascii++;
+        } else {
+            uint32_t k = vg_below(rng, VG_N(vg_plain)); /* then vg_expand's {n} */
+            vg_expand(rng, vg_plain[k], value, sizeof value);
+        }
+        vg_open(o, 4, "item");
+        vg_leaf(o, 5, "key", key);
+        vg_leaf(o, 5, "value", value);
+        vg_close(o, 4, "item");
+    }
+    vg_close(o, 3, "tagSet");
+    o->info.tags += tags;
+}
+
 /* One volume at level 2 (an item of volumeSet). */
 static void vg_volume(vg_out *o, const hb_volumes_params *p, uint64_t index)
 {
     uint64_t rng = hb_prng_stream(p->seed, index + 1);
-    char vol_id[32], snap[32], inst[32], ctime[48], atime[48], value[128];
+    char vol_id[32], snap[32], inst[32], ctime[48], atime[48];
     vg_hex_id(&rng, "vol-", 17, vol_id);
     uint32_t size = vg_sizes[vg_below(&rng, VG_N(vg_sizes))];
     if (vg_below(&rng, 10) < 6)
@@ -302,7 +337,11 @@ static void vg_volume(vg_out *o, const hb_volumes_params *p, uint64_t index)
     vg_leaf(o, 3, "createTime", ctime);
     if (in_use) {
         vg_hex_id(&rng, "i-", 17, inst);
-        vg_time(created + 5 + vg_below(&rng, 86400), vg_below(&rng, 1000), atime);
+        /* the milliseconds are drawn before the seconds: the order the committed bytes were
+         * made in (gcc on x86-64 evaluated the two arguments of one call right to left) */
+        uint32_t attach_ms = vg_below(&rng, 1000);
+        uint64_t attached = created + 5 + vg_below(&rng, 86400);
+        vg_time(attached, attach_ms, atime);
         vg_open(o, 3, "attachmentSet");
         vg_open(o, 4, "item");
         vg_leaf(o, 5, "volumeId", vol_id);
@@ -329,32 +368,8 @@ static void vg_volume(vg_out *o, const hb_volumes_params *p, uint64_t index)
     vg_leaf(o, 3, "encrypted", vg_below(&rng, 3) ? "true" : "false");
     vg_leaf(o, 3, "multiAttachEnabled",
             !strcmp(vtype, "io2") && vg_below(&rng, 2) ? "true" : "false");
-    if (p->tags > 0) {
-        vg_open(o, 3, "tagSet");
-        for (uint32_t t = 0; t < p->tags; t++) {
-            char key[48];
-            if (t < VG_N(vg_keys))
-                snprintf(key, sizeof key, "%s", vg_keys[t]);
-            else
-                snprintf(key, sizeof key, "tag-%u", t);
-            uint32_t r = vg_below(&rng, 40);
-            if (r < 5) {
-                vg_expand(&rng, vg_escaped[r], value, sizeof value);
-                o->info.escaped++;
-            } else if (r < 9) {
-                vg_expand(&rng, vg_utf8[vg_below(&rng, VG_N(vg_utf8))], value, sizeof value);
-                o->info.non_ascii++;
-            } else {
-                vg_expand(&rng, vg_plain[vg_below(&rng, VG_N(vg_plain))], value, sizeof value);
-            }
-            vg_open(o, 4, "item");
-            vg_leaf(o, 5, "key", key);
-            vg_leaf(o, 5, "value", value);
-            vg_close(o, 4, "item");
-        }
-        vg_close(o, 3, "tagSet");
-        o->info.tags += p->tags;
-    }
+    if (p->tags > 0)
+        vg_tags(o, &rng, p->tags);
     vg_close(o, 2, "item");
     o->info.volumes++;
 }

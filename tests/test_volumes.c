@@ -922,7 +922,8 @@ static void m_volume(mbuf *m)
             snprintf(num, sizeof num, "%d", (int)rng_below(&m->rng, 20000) - 100);
             m_leaf(m, ints[rng_below(&m->rng, 3)], num);
         } else if (r < 9) {
-            m_leaf(m, bools[rng_below(&m->rng, 2)], rng_below(&m->rng, 2) ? "true" : "false");
+            uint32_t value = rng_below(&m->rng, 2); /* then the name: one order everywhere */
+            m_leaf(m, bools[rng_below(&m->rng, 2)], value ? "true" : "false");
         } else if (r < 10) {
             m_unknown(m);
         } else if (r < 12) {
