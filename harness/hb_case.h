@@ -132,8 +132,8 @@ typedef struct hb_group_desc {
     const char *reference;  /* the report's ratio row (a strategy name), or NULL */
     const char *yardstick;  /* the gate's divisor: a strategy name, or a whole benchmark name
                              * (contains '/'); NULL = the group is not speed-gated */
-    const hb_strategy_desc *strategies; /* {NULL}-terminated, in registration order */
-    const hb_view_desc *views;          /* {NULL}-terminated; may be empty */
+    const hb_strategy_desc *strategies; /* {0}-terminated, in registration order */
+    const hb_view_desc *views;          /* {0}-terminated; may be empty */
     const char *gate_select; /* extended regex over "<strategy>/<args>/" (the name after
                               * "<group>/") selecting what the CI gate times, e.g.
                               * "[^/]+/size:(65536|1048576)/"; "" = all; NULL = not timed */
@@ -193,9 +193,9 @@ typedef struct hb_case_desc {
     const char *name;       /* the folder under cases/ */
     const char *title;      /* e.g. "Byte-buffer growth" */
     const char *incident;   /* the incident, one line */
-    const hb_group_desc *groups; /* {NULL}-terminated */
-    const hb_e2e_desc *e2e;      /* {NULL}-terminated; may be empty */
-    const hb_peer_desc *peers;   /* {NULL}-terminated; may be empty */
+    const hb_group_desc *groups; /* {0}-terminated */
+    const hb_e2e_desc *e2e;      /* {0}-terminated; may be empty */
+    const hb_peer_desc *peers;   /* {0}-terminated; may be empty */
     const char *peers_driver;    /* the case's peers driver (a path from the top), or NULL */
 } hb_case_desc;
 

@@ -20,7 +20,7 @@ static const hb_strategy_desc strategies[] = {
 };
 static const hb_group_desc groups[] = {
     {"t", "test", "test", "ref", "ref", strategies, NULL, "", NULL, NULL, NULL, NULL},
-    {NULL},
+    {0},
 };
 static const hb_case_desc desc = {"t", "test", "test", groups, NULL, NULL, NULL};
 /* clang-format on */

@@ -38,19 +38,19 @@ static const hb_view_desc body_views[] = {
     {"bufgrow", "Identity chunked body into one array", "size", "payload size N (bytes)", "B",
      read4k, 1.7e9, "1.7 GB", 1, "time per byte (ns/B)", 1e9, "2x-llc", body_charts,
      "bufgrow-cliff", "read", NULL, 0, by_realloc, NULL},
-    {NULL},
+    {0},
 };
 static const hb_view_desc gzip_views[] = {
     {"bufgrow-gzip", "gzip chunked body into one array", "size", "decoded payload size N (bytes)",
      "B", read4k, 1.7e9, "1.7 GB", 1, "time per decoded byte (ns/B)", 1e9, "2x-llc", gzip_charts,
      "bufgrow", "read", NULL, 0, NULL, NULL},
-    {NULL},
+    {0},
 };
 static const hb_view_desc cliff_views[] = {
     {"bufgrow-cliff", "The 32-bit capacity past 2^30", "size", "payload size N (bytes)", "B",
      width32, 1.7e9, "1.7 GB", 1, "time per byte (ns/B)", 1e9, "", cliff_charts,
      "bufgrow", "read", "width", 0, NULL, NULL},
-    {NULL},
+    {0},
 };
 
 static const hb_arg no_ext[] = {{"size", 67108864}, {"ext", 0}, {NULL, 0}};
@@ -65,7 +65,7 @@ static const hb_view_desc dechunk_views[] = {
      "chunk-size (bytes of chunk-data per chunk)", "B", with_ext, 8192, "8 KiB chunks", 0,
      "time per payload byte (ns/B)", 1e9, "", dechunk_charts, NULL, NULL, NULL, 1, NULL,
      "dechunk_payload_bytes"},
-    {NULL},
+    {0},
 };
 
 /* The allocator matrix (docs/allocators.md). The strategies whose body lives in malloc'd or
@@ -128,7 +128,7 @@ static const hb_group_desc groups[] = {
      "memcpy", "memcpy", dechunk, dechunk_views,
      "[^/]+/size:1048576/", "[^/]+/size:1048576/", NULL, NULL /* allocates nothing timed */,
      .limits = &dechunk_limits},
-    {NULL},
+    {0},
 };
 
 static const char *const gen_chunked[] = {"chunked", NULL};
@@ -155,7 +155,7 @@ static const hb_e2e_desc e2e[] = {
      "bufgrow-gzip/%s/size:1700000000/read:4096/real_time", 1.7e9, "bytes", 1,
      .check = "crc32-sidecar", .size_option = "--size", .strategy_args = exact_args,
      .skip = e2e_skip},
-    {NULL},
+    {0},
 };
 
 static const char *const httpcore_pkgs[] = {"default-jdk-headless", "libhttpcore-java", NULL};
@@ -163,7 +163,7 @@ static const char *const jdk_pkgs[] = {"default-jdk-headless", NULL};
 static const hb_peer_desc peers[] = {
     {"httpcore", "java", httpcore_pkgs},
     {"jdk", "java", jdk_pkgs},
-    {NULL},
+    {0},
 };
 /* clang-format on */
 

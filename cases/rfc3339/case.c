@@ -28,13 +28,13 @@ static const hb_view_desc rows_views[] = {
     {"rfc3339", "RFC 3339 timestamps, one column", "rows", "rows N", "ts", none, 1e5,
      "100k rows", 1, "time per timestamp (ns)", 1e9, "", rows_charts, NULL, NULL, NULL, 0, NULL,
      NULL},
-    {NULL},
+    {0},
 };
 static const hb_view_desc digits_views[] = {
     {"rfc3339-digits", "ns per timestamp against time-secfrac digits", "digits",
      "fraction digits", "ts", none, 9, "9 digits", 0, "time per timestamp (ns)", 1e9, "",
      lines_charts, NULL, NULL, NULL, 0, NULL, "rfc3339_variant_rows"},
-    {NULL},
+    {0},
 };
 
 /* What limits the batch `simd` now: the report's paragraph, make limits' probe */
@@ -70,7 +70,7 @@ static const hb_group_desc groups[] = {
     {"rfc3339-days", "civil date to days since the epoch",
      "One iteration converts 100,000 civil dates to days since 1970-01-01.",
      "timegm", "timegm", days, NULL, "", "(table|hinnant|timegm)/", NULL, NULL, NULL},
-    {NULL},
+    {0},
 };
 
 static const char *const gen_ts[] = {"timestamps", "--rows", "100000", "--encoding", "rfc3339",
@@ -83,11 +83,11 @@ static const hb_e2e_desc e2e[] = {
     {"rfc3339", "rfc3339", gen_ts, dec_ts, "scalar", "rfc3339/%s/rows:100000/real_time", 1e5,
      "timestamps", 0, .check = "output", .alt_gen_args = gen_ms, .alt_select = "^millis",
      .alt_check = "output-ms", .startup = 1},
-    {NULL},
+    {0},
 };
 
 static const char *const jdk_pkgs[] = {"default-jdk-headless", NULL};
-static const hb_peer_desc peers[] = {{"java.time", "java", jdk_pkgs}, {NULL}};
+static const hb_peer_desc peers[] = {{"java.time", "java", jdk_pkgs}, {0}};
 /* clang-format on */
 
 const hb_case_desc hb_rfc3339_case = {

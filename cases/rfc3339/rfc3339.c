@@ -51,8 +51,9 @@ static const char *const hb_rule_text[HB_RFC3339_R_COUNT] = {
     [HB_RFC3339_R_OFFSET_MINUTE] = "time-numoffset: expected 2 digits of minutes",
     [HB_RFC3339_R_OFFSET_MINUTE_RANGE] = "time-numoffset: minutes expected 00 to 59",
     [HB_RFC3339_R_TRAILING] = "unexpected byte after time-offset",
-    [HB_RFC3339_R_INSTANT_RANGE] = "instant outside 0001-01-01T00:00:00Z to "
-                                   "9999-12-31T23:59:59.999999999Z",
+    /* one message in two literals: the parentheses say so (clang's -Wstring-concatenation) */
+    [HB_RFC3339_R_INSTANT_RANGE] = ("instant outside 0001-01-01T00:00:00Z to "
+                                    "9999-12-31T23:59:59.999999999Z"),
 };
 
 const char *hb_rfc3339_rule_str(int rule)

@@ -26,7 +26,7 @@ static const hb_view_desc views[] = {
     {"volumes", "DescribeVolumes, 20 tags each, volumes scaled", "volumes", "volumes V",
      "volume", tags20, 300, "300 volumes x 20 tags", 1, "time per volume (us)", 1e6, "",
      volumes_charts, NULL, NULL, NULL, 1, NULL, NULL},
-    {NULL},
+    {0},
 };
 
 /* What limits `fast` now: the report's paragraph, make limits' probe (harness/hb_case.h) */
@@ -53,7 +53,7 @@ static const hb_group_desc groups[] = {
       * built) nor fast (an arena and strings in the input) */
      "(expat-tree|expat-typed|expat-typed-arena|libxml2-dom)/volumes:300/tags:20/compact:0/"
      "piece:0/", NULL, .limits = &fast_limits},
-    {NULL},
+    {0},
 };
 
 static const char *const gen_xml[] = {"volumes", "--volumes", "300", "--tags", "20", "--seed",
@@ -66,7 +66,7 @@ static const hb_e2e_desc e2e[] = {
     {"volumes", "volumes", gen_xml, dec_xml, "expat-typed",
      "volumes/%s/volumes:300/tags:20/compact:0/piece:0/real_time", 0, "elements", 0,
      .check = "output", .items_counter = "elements", .skip = not_decoders},
-    {NULL},
+    {0},
 };
 
 static const char *const ruby_pkgs[] = {"ruby", "ruby-ox", "ruby-libxml", "ruby-nokogiri", NULL};
@@ -77,7 +77,7 @@ static const hb_peer_desc peers[] = {
     {"nokogiri", "ruby", ruby_pkgs},
     {"rexml", "ruby", ruby_pkgs},
     {"elementtree", "python3", python_pkgs},
-    {NULL},
+    {0},
 };
 /* clang-format on */
 
