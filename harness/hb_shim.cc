@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <regex.h>
 #include <sstream>
 #include <map>
@@ -848,6 +849,28 @@ void record_context(const hb_options &opt, const hb_alloc_info &alloc)
 
 } // namespace
 
+// google-benchmark 1.8 reads --benchmark_min_time as "<float>s" or "<integer>x" and logs a
+// complaint at a bare number (still taken as seconds); 1.7 takes the bare number only. For 1.8
+// and later (which brought Run::skipped too: HB_BENCHMARK_RUN_SKIPPED), a bare number gets its
+// "s" here, so that one command line serves every version. Returns a, or the rewritten argument
+// (kept until the process exits).
+char *min_time_for_library(char *a)
+{
+#if HB_BENCHMARK_RUN_SKIPPED
+    static std::deque<std::string> kept;
+    const char *v = flag_value(a, "--benchmark_min_time");
+    char *end = nullptr;
+    if (v && *v) {
+        std::strtod(v, &end);
+        if (*end == '\0') {
+            kept.push_back(std::string(a) + "s");
+            return &kept.back()[0];
+        }
+    }
+#endif
+    return a;
+}
+
 int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
 {
     static hb_options opt;
@@ -894,14 +917,16 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
     static std::string reps;
     bool reps_given = false;
     const char *out_file = nullptr, *out_format = "json";
-    for (char *a : rest) {
+    for (char *&a : rest) {
         const char *v;
         if ((v = flag_value(a, "--benchmark_repetitions"))) {
             reps_given = true;
             opt.repetitions = std::atoi(v);
         }
-        if (flag_value(a, "--benchmark_min_time"))
+        if (flag_value(a, "--benchmark_min_time")) {
             selection().min_time_given = true;
+            a = min_time_for_library(a);
+        }
         if ((v = flag_value(a, "--benchmark_out")))
             out_file = v;
         if ((v = flag_value(a, "--benchmark_out_format")))
