@@ -108,7 +108,8 @@ bench-peers: build
 #                   ABBA blocks of short processes, confirms every suspected slowdown in more
 #                   blocks, counts instructions of both under callgrind, and prints per benchmark
 #                   the CPU time head/base with its 95% interval, a verdict and the check that
-#                   decided; exits 1 only on a confirmed regression (docs/compare.md). Writes
+#                   decided; exits 1 only on a confirmed regression, 3 when a revision does not
+#                   build (named with its first compiler error: docs/compare.md). Writes
 #                   results/runs/<UTC>-compare/. COMPARE_ARGS passes options (scripts/compare.py
 #                   --help).
 #   make bench-ci   the compare of $$HB_BASE (a pull request's base), else HEAD's first parent,
@@ -226,7 +227,8 @@ gate-power: deps
 #                   git bisect between GOOD (an ancestor of BAD) and BAD without touching the
 #                   working tree; each step compares its commit with GOOD (scripts/compare.py
 #                   --filter FILTER: one to a few benchmarks) and is good, bad, or skipped when
-#                   it does not build. Prints the first bad commit with its ratio and CI; keeps
+#                   it does not build (listed with its compiler error). Prints the first bad
+#                   commit with its ratio and CI, or the candidates when skips hide it; keeps
 #                   each compare in results/runs/<UTC>-bisect/<commit>/ (bisect.json: the
 #                   steps). HOOKS=1 builds with the test injections (compare.py --hooks).
 #                   BISECT_ARGS passes more options (scripts/perf_bisect.py --help), COMPARE_ARGS
@@ -259,7 +261,8 @@ bisect: deps
 #                   commit with the elapsed and remaining time; 2-2.5 min per commit measured on
 #                   the shared 2-vCPU VM under load 5-6, 1:37 at load 1.5-3. Resumes:
 #                   commits recorded for this machine and selection are skipped. A commit that
-#                   does not build is reported and skipped.
+#                   does not build is reported `not built` with its first compiler error and
+#                   the next goes on (exit 3 at the end when none failed otherwise).
 # `make bench`, `make bench-quick`, `make compare` and `make bench-ci` append their own run.
 # HISTORY_ARGS passes options (scripts/history.py run --help, ... import --help), e.g.
 # HISTORY_ARGS='--repetitions 5 --history /tmp/h.sqlite'; $HB_HISTORY names the database too

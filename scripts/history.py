@@ -39,8 +39,11 @@ Resumable: a commit already recorded for this machine with the same selection (-
 --repetitions, --min-time, --budget) is skipped and said so; Ctrl-C records nothing of the
 commit it interrupts. A commit that does not build, whose hotbench fails, or whose hotbench
 lacks an option is reported (an option it lacks is left out or replaced, and said so) and the
-others go on. The run JSON files stay in results/runs/backfill/.
-Exit status: 0 every commit recorded or skipped, 1 some commit failed, 2 usage, 130 Ctrl-C.""" % (
+others go on. A commit that does not build is reported `not built` with its first compiler
+error and its build log (build-rev/<commit>/build.log), and is not recorded: a later run tries
+it again. The run JSON files stay in results/runs/backfill/.
+Exit status: 0 every commit recorded or skipped, 1 some commit failed (its hotbench), 3 some
+commit did not build and none failed, 2 usage, 130 Ctrl-C.""" % (
     backfill.DEFAULT_BUDGET, backfill.DEFAULT_REPETITIONS, backfill.DEFAULT_MIN_TIME)
 IMPORT_HELP = """Records run JSON files (kind 'import'), compare folders (kind 'compare',
 results/runs/<UTC>-compare/) and other history databases (their runs merged, with their own
@@ -107,8 +110,8 @@ def cmd_record(args):
 
 
 def cmd_run(args):
-    """history.py run: the backfill of args.revs; exit 1 when a commit failed, 2 for a bad
-    range, 130 on Ctrl-C."""
+    """history.py run: the backfill of args.revs; exit 1 when a commit failed, 3 when one did
+    not build (and none failed), 2 for a bad range, 130 on Ctrl-C."""
     try:
         commits = backfill.expand(ROOT, args.revs)
     except backfill.RangeError as e:
@@ -122,9 +125,11 @@ def cmd_run(args):
         counts = b.run_all(commits)
     except KeyboardInterrupt:
         return 130
-    print("history run: %(recorded)d recorded, %(skipped)d already recorded, %(failed)d "
-          "failed" % counts)
-    return 1 if counts["failed"] else 0
+    print("history run: %d recorded, %d already recorded, %d not built, %d failed" % (
+        counts["recorded"], counts["skipped"], counts[backfill.NOT_BUILT], counts["failed"]))
+    for sha, subject, error in b.not_built:
+        print("history run: not built: %s (%s): %s" % (sha[:12], subject[:60], error))
+    return 1 if counts["failed"] else 3 if counts[backfill.NOT_BUILT] else 0
 
 
 def page_module():

@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # test_bisect.sh BINDIR SRCDIR - make bisect (scripts/perf_bisect.py) finds the commit that made a
-# benchmark slower. In a throwaway git repository holding a copy of SRCDIR's tree (its tracked
-# and untracked files, not the git-ignored data/ and build trees), 8 commits: 1 the tree, 2-8 a
-# line each in a scratch file, and from 5 on harness/hb_testhook_builtin.h, which makes a
-# -DHB_TEST_HOOKS=ON build of rfc3339/swar 15% slower (the builtin injection, HB_INJECT unset).
-# `make bisect GOOD=<1> BAD=<8> FILTER=<two rfc3339/swar sizes> HOOKS=1` must name commit 5 as
-# the first bad commit, leave no bisect state and the working tree as it was. Before that, the
-# refusals (no builds): an unknown revision, GOOD not an ancestor of BAD, no FILTER, a
-# bisection already in progress: exit 2 naming the problem.
-# About 5 builds of the tree (GOOD, BAD and ~3 steps, ~30 s each on 2 cores) and short compares:
-# 2.5 to 5 minutes (145-276 s seen on 2 shared cores). Exits 77 (ctest: skipped) with the reason
+# benchmark slower, and every command that builds a revision says so when one does not build.
+# Every revision built is a commit of a throwaway git repository holding a copy of SRCDIR's tree
+# (its tracked and untracked files, not the git-ignored data/ and build trees; its
+# results/accepted-slowdowns.tsv emptied, as its lines name commits of the real history): never
+# a commit of the project's own history, which may not build on this machine. 8 commits: 1 the
+# tree, 2-8 a line each in a scratch file; 4 also breaks the C build (a syntax error appended to
+# harness/hb_err.c, the first file compiled, so it fails fast), 5 repairs it; from 6 on
+# harness/hb_testhook_builtin.h makes a -DHB_TEST_HOOKS=ON build of rfc3339/swar 15% slower
+# (the builtin injection, HB_INJECT unset). Every make here runs with -o deps: make test has
+# installed the packages, and a test must not run apt-get (root's deps would).
+# `make bisect GOOD=<1> BAD=<8> FILTER=<one rfc3339/swar size> HOOKS=1` must skip commit 4 (git
+# visits it first), list it with its compiler error, name commit 6 as the first bad commit,
+# leave no bisect state and the working tree as it was. Before that, the refusals (no builds):
+# an unknown revision, GOOD not an ancestor of BAD, no FILTER, a bisection already in progress:
+# exit 2 naming the problem. After it, commit 4 as a side of `make compare` (BASE=4 HEAD=5),
+# `make bench-ci` (HB_BASE=4, the head build the bisection's commit 8: make -o build-ci) and
+# `make history-run REVS=3..4`: each names the revision, its first compiler error
+# (harness/hb_err.c:<line>) and `not built`, exits 3 (make: "Error 3"), no traceback.
+# About 4 builds of the tree (GOOD, BAD and 2 steps, ~30 s each on 2 cores), 4 failing ones
+# (a configure and one file: 7-11 s each) and short compares: 2.5 to 7 minutes (145-276 s seen
+# on 2 shared cores before the failing builds were added; 408 s at load 7). Exits 77 (ctest: skipped) with the reason
 # when git is missing, SRCDIR is not a git checkout or BINDIR's hotbench is a sanitizer build
 # (make test runs this test in the normal build). Ends with "N passed, M failed".
 set -u
@@ -46,23 +57,38 @@ mkdir "$repo"
     tar -x -C "$repo"
 export GIT_AUTHOR_NAME=hotbench GIT_AUTHOR_EMAIL=hotbench@example.invalid
 export GIT_COMMITTER_NAME=hotbench GIT_COMMITTER_EMAIL=hotbench@example.invalid
-unset HB_INJECT HB_INJECT_SELECT MAKEFLAGS MFLAGS MAKELEVEL
+# HB_HISTORY unset: the compares record into the throwaway repository's results/, not the user's
+unset HB_INJECT HB_INJECT_SELECT MAKEFLAGS MFLAGS MAKELEVEL HB_BASE HB_HISTORY
 g() {
     git -C "$repo" -c commit.gpgsign=false "$@"
 }
+broken=harness/hb_err.c
+if [ ! -f "$repo/$broken" ]; then
+    echo "test_bisect: $broken is not in the tree: name another C file compiled first" >&2
+    exit 1
+fi
+echo "# test_bisect.sh: none (the real file's lines name commits of the real history)" \
+    >"$repo/results/accepted-slowdowns.tsv"
 g init -q -b main
 g add -A
 g commit -q -m "1: the tree"
 for i in 2 3 4 5 6 7 8; do
     echo "line $i" >>"$repo/scratch.txt"
     msg="$i: a line in scratch.txt"
-    if [ "$i" -eq 5 ]; then
+    if [ "$i" -eq 4 ]; then
+        echo "int hb_test_bisect_broken(void) { return 0 }" >>"$repo/$broken"
+        broken_line=$(wc -l <"$repo/$broken")
+        msg="4: $broken does not compile"
+    elif [ "$i" -eq 5 ]; then
+        g checkout -q HEAD~1 -- "$broken"
+        msg="5: $broken compiles again"
+    elif [ "$i" -eq 6 ]; then
         cat >"$repo/harness/hb_testhook_builtin.h" <<'EOF'
 /* test_bisect.sh: a 15% slowdown of rfc3339/swar in -DHB_TEST_HOOKS=ON builds */
 #define HB_INJECT_BUILTIN "slowdown:0.15"
 #define HB_INJECT_SELECT_BUILTIN "^rfc3339/swar$"
 EOF
-        msg="5: rfc3339/swar 15% slower (harness/hb_testhook_builtin.h)"
+        msg="6: rfc3339/swar 15% slower (harness/hb_testhook_builtin.h)"
     fi
     g add -A
     g commit -q -m "$msg"
@@ -76,7 +102,7 @@ bisect() { # name, make's arguments: runs make bisect in the repository, output 
     shift
     local t
     t=$(date +%s)
-    make -C "$repo" --no-print-directory bisect "$@" >"$work/$name.out" 2>&1
+    make -C "$repo" --no-print-directory -o deps bisect "$@" >"$work/$name.out" 2>&1
     status=$?
     echo "test_bisect: make bisect $name: exit $status, $(($(date +%s) - t)) s"
 }
@@ -103,9 +129,15 @@ check "a bisection in progress: left as it was" test -n "$(g rev-parse -q --veri
 g bisect reset >/dev/null 2>&1
 check "the refusals wrote nothing" test ! -e "$repo/results/runs"
 
+# the compiler's first error in commit 4, as every command must show it
+error="$broken:$broken_line:[0-9]+: error: "
 bisect found GOOD="${c[1]}" BAD="${c[8]}" FILTER="$filter" HOOKS=1 ROUNDS=2
 check "bisection: exit 0" test "$status" -eq 0
-check "bisection: the first bad commit is commit 5" has found "^bisect: first bad commit ${c[5]} "
+check "bisection: commit 4 skipped at its step, with its compiler error" \
+    has found "^bisect: step [0-9]+ +${c[4]:0:12} not-built +-> skip +$error"
+check "bisection: the skipped commit listed with its subject and error" \
+    has found "^bisect:   skipped ${c[4]:0:12} 4: $broken does not compile: $error"
+check "bisection: the first bad commit is commit 6" has found "^bisect: first bad commit ${c[6]} "
 check "bisection: rfc3339/swar regressed, with its ratio and CI" \
     has found '^bisect: +regressed: ratio [0-9.]+ CI \[[0-9.]+, [0-9.]+\] rfc3339/swar/'
 check "bisection: no bisect state left" \
@@ -113,9 +145,51 @@ check "bisection: no bisect state left" \
 check "bisection: the working tree untouched" test -z "$(g status --porcelain)"
 check "bisection: HEAD untouched" test "$(g rev-parse HEAD)" = "${c[8]}"
 record=$(find "$repo/results/runs" -path '*-bisect/bisect.json' 2>/dev/null | sort | tail -n 1)
-check "bisection: bisect.json names commit 5" test -n "$record" -a "$(/usr/bin/python3 -c \
-    'import json, sys; print(json.load(open(sys.argv[1]))["first_bad"]["commit"])' \
-    "$record" 2>/dev/null)" = "${c[5]}"
+check "bisection: bisect.json names commit 6, and commit 4 skipped" \
+    test -n "$record" -a "$(/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["first_bad"]["commit"], *[s["commit"] for s in d["skipped"]])' "$record" 2>/dev/null)" \
+    = "${c[6]} ${c[4]}"
+
+# commit 4 on one side of each command that builds revisions (the other side cached above)
+run() { # name, command...: output in $work/<name>.out, status in $status
+    local name=$1
+    shift
+    "$@" >"$work/$name.out" 2>&1
+    status=$?
+    echo "test_bisect: $name: exit $status"
+}
+notbuilt() { # name, side, what the other side says, make's target
+    check "$4: exit 3" has "$1" "^make: \*\*\* .*$4\] Error 3$"
+    check "$4: the $2 named, not built" \
+        has "$1" "^compare: $2 ${c[4]:0:12} \(4: $broken does not compile\): not built$"
+    check "$4: its first compiler error" has "$1" "^compare:   $error"
+    check "$4: the other side built" has "$1" "^compare: $3: built$"
+    check "$4: the verdict" has "$1" "^compare: verdict: not built \($2\); nothing was measured"
+    check "$4: no traceback" bash -c "! grep -q Traceback '$work/$1.out'"
+    check "$4: compare.json says not built" /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1] + "/compare.json"))
+sys.exit(not (d["verdict"] == "not built" and d["not_built"] == [sys.argv[2]] and
+              d[sys.argv[2]]["commit"] == sys.argv[3] and d["exit_code"] == 3))' \
+        "$work/$1" "$2" "${c[4]}"
+}
+run compare make -C "$repo" --no-print-directory -o deps compare BASE="${c[4]}" HEAD="${c[5]}" \
+    FILTER="$filter" COMPARE_ARGS="--hooks --out $work/compare"
+notbuilt compare base "head ${c[5]:0:12} \\(5: $broken compiles again\\)" compare
+head8=$repo/build-rev/${c[8]}-hooks
+run bench-ci env HB_BASE="${c[4]}" make -C "$repo" --no-print-directory -o deps -o build-ci \
+    bench-ci CI_BUILD="$head8" COMPARE_ARGS="--hooks --filter $filter --out $work/bench-ci"
+notbuilt bench-ci base "head the working tree" bench-ci
+run history-run make -C "$repo" --no-print-directory -o deps history-run REVS="${c[3]}..${c[4]}" \
+    FILTER="$filter" HISTORY_ARGS="--history $work/history.sqlite"
+check "history-run: exit 3" has history-run '^make: \*\*\* .*history-run\] Error 3$'
+check "history-run: the commit's line, then not built with its compiler error" \
+    has history-run "^  not built: $error"
+check "history-run: the summary names it" has history-run \
+    "^history run: not built: ${c[4]:0:12} \(4: $broken does not compile\): $error"
+check "history-run: counted, nothing recorded" \
+    has history-run '^history run: 0 recorded, 0 already recorded, 1 not built, 0 failed$'
+check "history-run: no traceback" bash -c "! grep -q Traceback '$work/history-run.out'"
 
 # the bisection's own lines: its steps and the answer
 grep '^bisect:' "$work/found.out"

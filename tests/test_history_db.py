@@ -612,7 +612,8 @@ class Backfill(Case):
     def make(self, build_fails=(), interrupt=None, help_text=FULL_HELP, **kw):
         def build(sha):
             if sha in build_fails:
-                raise BuildError("revision %s failed to build; its log: x" % sha[:12])
+                raise BuildError(sha, "commit ?", ["cases/x/y.c:3:1: error: expected ';'"],
+                                 "build-rev/%s/build.log" % sha)
             return "/fake/bin-%s/hotbench" % sha
 
         def run(argv, env, log_path):
@@ -632,16 +633,22 @@ class Backfill(Case):
     def test_resume_and_build_failures(self):
         commits = backfill.expand(self.repo, "HEAD~3..HEAD")
         c1, c2, c3 = (s for s, _ in commits)
-        counts = self.make(build_fails={c2}).run_all(commits)
-        self.assertEqual(counts, {"recorded": 2, "skipped": 0, "failed": 1})
-        self.assertEqual([s for s, _ in self.runs], [c1, c3])
-        self.assertTrue(any("does not build" in m and c2[:12] in m for m in self.logs))
+        b = self.make(build_fails={c2})
+        counts = b.run_all(commits)
+        self.assertEqual(counts, {"recorded": 2, "skipped": 0, "not built": 1, "failed": 0})
+        self.assertEqual([s for s, _ in self.runs], [c1, c3])  # c3 after the one not built
+        # the commit's line, then its outcome: not built, the compiler's first error, the log
+        i = next(i for i, m in enumerate(self.logs) if m.startswith("commit 2/3 %s commit 2"
+                                                                    % c2[:12]))
+        self.assertRegex(self.logs[i + 1], r"^  not built: cases/x/y.c:3:1: error: expected "
+                         r"';'; its build log: build-rev/%s/build.log " % c2)
+        self.assertEqual(b.not_built, [(c2, "commit 2", "cases/x/y.c:3:1: error: expected ';'")])
         self.assertTrue(any(m.startswith("commit 3/3 %s commit 3" % c3[:12]) for m in self.logs))
         self.assertEqual(sorted(r[0] for r in self.query("SELECT revision FROM runs WHERE "
                                                          "kind='backfill'")), sorted([c1, c3]))
         self.runs, self.logs = [], []
         counts = self.make().run_all(commits)  # again: c1, c3 skipped, c2 built now
-        self.assertEqual(counts, {"recorded": 1, "skipped": 2, "failed": 0})
+        self.assertEqual(counts, {"recorded": 1, "skipped": 2, "not built": 0, "failed": 0})
         self.assertEqual([s for s, _ in self.runs], [c2])
         self.assertTrue(any("already recorded" in m for m in self.logs))
         self.runs = []

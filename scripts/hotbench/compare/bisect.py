@@ -8,7 +8,10 @@ GOOD and BAD must resolve to commits, GOOD an ancestor of BAD. BAD is first comp
 (exit 1). Otherwise `git bisect start --no-checkout` (the working tree is never touched: a step's
 commit is BISECT_HEAD) and `git bisect run` with a step that compares that commit with GOOD:
 compare.py's exit 0 (no confirmed regression) marks it good, 1 (a confirmed regression) bad, 3
-(a revision failed to build) skips it, anything else aborts the bisection with compare's message.
+(the commit does not build: `not built`) skips it (`git bisect skip`), anything else aborts the
+bisection with compare's message. Each skipped commit is listed with its subject and its first
+compiler error; when skipped commits sit next to the first bad one, the answer is the list of
+commits it could be, as git gives it.
 Options after `--` go to every compare.py (e.g. -- --no-complexity). Every compare's folder
 (compare.json, compare.log) is kept in OUT/<commit>/; OUT/bisect.json records the steps and the
 answer. The bisect state is reset at the end, on an error, on Ctrl-C and on SIGTERM.
@@ -24,6 +27,8 @@ import subprocess
 import sys
 import time
 
+from .notbuilt import not_built_of
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 PROG = "bisect"
@@ -34,8 +39,8 @@ EPILOG = """\
 Exit status: 0 the first bad commit found; 1 BAD does not regress against GOOD (nothing to
 bisect); 2 a usage error (unknown revision, GOOD not an ancestor of BAD, no --filter, a
 bisection already in progress) or a run error (compare.py failed on a step: the bisection is
-aborted); 3 undecided because of build failures (GOOD or BAD failed to build, or the first bad
-commit is among commits that failed to build: the candidates are listed); 130 interrupted.
+aborted); 3 undecided because of commits that do not build (GOOD or BAD does not build, or the
+first bad commit is among skipped commits: the candidates are listed); 130 interrupted.
 `make bisect GOOD=<rev> BAD=<rev> FILTER=<regex> [HOOKS=1] [ROUNDS=N]` runs this."""
 
 
@@ -187,8 +192,19 @@ def worst_row(result):
 
 
 def verdict_of(step):
-    """A compare's verdict in one word: regressed, no-regression, build-failed or error."""
-    return {0: "no-regression", 1: "regressed", 3: "build-failed"}.get(step["status"], "error")
+    """A compare's verdict in one word: regressed, no-regression, not-built or error."""
+    return {0: "no-regression", 1: "regressed", 3: "not-built"}.get(step["status"], "error")
+
+
+def build_error(step):
+    """The first compiler error line of a not-built step's compare.json ('' when none): the
+    head's (the step's commit) when it is the side not built, else the first side's."""
+    sides = not_built_of(step.get("result"))
+    if not sides:
+        return ""
+    label, _, _, error = ([s for s in sides if s[0] == "head"] or sides)[0]
+    line = error[0] if error else "(no error line in its build log)"
+    return line if label == "head" else "GOOD: " + line
 
 
 def fmt_row(row, short=False):
@@ -209,9 +225,10 @@ def fmt_row(row, short=False):
 def progress_line(step, label):
     """One line per step: label, commit, verdict (and what git makes of it), ratio, elapsed."""
     git_word = {0: "good", 1: "bad", 125: "skip"}.get(GIT_STATUS.get(step["status"]), "abort")
+    what = build_error(step) if step["status"] == 3 else \
+        fmt_row(worst_row(step["result"]), short=True)
     return "%-8s %s %-13s -> %-5s %s  %.0f s" % (
-        label, step["commit"][:12], verdict_of(step), git_word,
-        fmt_row(worst_row(step["result"]), short=True) or "-", step["elapsed"])
+        label, step["commit"][:12], verdict_of(step), git_word, what or "-", step["elapsed"])
 
 
 def record_step(settings, step):
@@ -219,6 +236,9 @@ def record_step(settings, step):
     returns the number of steps recorded so far."""
     keep = {k: step[k] for k in ("commit", "status", "elapsed")}
     keep["verdict"] = verdict_of(step)
+    if step["status"] == 3:
+        keep["subject"] = subject(step["commit"])
+        keep["error"] = build_error(step)
     path = os.path.join(settings["out"], "steps.jsonl")
     with open(path, "a") as f:
         f.write(json.dumps(keep) + "\n")
@@ -410,7 +430,13 @@ def check_bad(settings, good, bad):
                           "nothing to bisect" % (bad[:12], good[:12], settings["filter"],
                                                  rel(settings["out"]), bad), code=1)
     if step["status"] == 3:
-        raise BisectError("GOOD or BAD failed to build: %s" % step["message"], code=3)
+        which = {"base": "GOOD", "head": "BAD"}
+        sides = not_built_of(step["result"]) or [("head", bad, subject(bad), [])]
+        said = ["%s %s (%s) does not build: %s" % (
+            which.get(label, label), (commit or "?")[:12], subj,
+            error[0] if error else step["message"]) for label, commit, subj, error in sides]
+        raise BisectError("%s; nothing to bisect (its compare: %s/%s/)" % (
+            "; ".join(said), rel(settings["out"]), bad), code=3)
     if step["status"] != 1:
         raise BisectError("compare.py exited %d comparing BAD with GOOD: %s"
                           % (step["status"], step["message"]))
@@ -423,18 +449,36 @@ def rel(path):
     return path if r.startswith("..") else r
 
 
+def skipped_steps(settings):
+    """The steps recorded as not built (OUT/steps.jsonl), oldest step first: dicts with commit,
+    subject and error."""
+    path = os.path.join(settings["out"], "steps.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        steps = [json.loads(l) for l in f if l.strip()]
+    return [dict(commit=s["commit"], subject=s.get("subject", ""), error=s.get("error", ""))
+            for s in steps if s.get("status") == 3]
+
+
 def report(settings, found, candidates):
-    """Prints the answer: the first bad commit (id, subject) and its regressed benchmarks with
-    their ratio and CI from its compare with GOOD; or the candidates when build failures left
-    several. Returns the answer as recorded in bisect.json."""
+    """Prints the answer: the commits skipped because they do not build (id, subject, first
+    compiler error), then the first bad commit (id, subject) and its regressed benchmarks with
+    their ratio and CI from its compare with GOOD; or the candidates when skipped commits left
+    several. Returns the answer as recorded in bisect.json (first_bad, candidates, skipped)."""
+    skipped = skipped_steps(settings)
+    if skipped:
+        say("skipped %d commit%s that do%s not build (git bisect skip):" % (
+            len(skipped), "" if len(skipped) == 1 else "s", "es" if len(skipped) == 1 else ""))
+    for s in skipped:
+        say("  skipped %s %s: %s" % (s["commit"][:12], s["subject"], s["error"]))
     if not found:
-        say("the first bad commit could not be decided: it is one of these, oldest first (the "
-            "compare.log in OUT/<commit>/ says why a build failed):")
+        say("the first bad commit could not be decided because of the skipped commits: it is "
+            "one of these, oldest first (their compare.log in OUT/<commit>/):")
+        not_built = {s["commit"] for s in skipped}
         for c in reversed(candidates):
-            step = read_json(os.path.join(settings["out"], c, "compare.json"))
-            failed = not os.path.exists(os.path.join(settings["out"], c)) or step is None
-            say("  %s %s%s" % (c, subject(c), "  (failed to build)" if failed else ""))
-        return dict(first_bad=None, candidates=candidates)
+            say("  %s %s%s" % (c, subject(c), "  (not built)" if c in not_built else ""))
+        return dict(first_bad=None, candidates=candidates, skipped=skipped)
     result = read_json(os.path.join(settings["out"], found, "compare.json"))
     rows = regressed_rows(result)
     say("first bad commit %s %s" % (found, subject(found)))
@@ -442,7 +486,8 @@ def report(settings, found, candidates):
         say("  regressed: %s" % fmt_row(row))
     if not rows:
         say("  (no compare.json with regressed rows in %s/%s/)" % (rel(settings["out"]), found))
-    return dict(first_bad=dict(commit=found, subject=subject(found), rows=rows), candidates=None)
+    return dict(first_bad=dict(commit=found, subject=subject(found), rows=rows), candidates=None,
+                skipped=skipped)
 
 
 def write_summary(settings, args, check, answer, t0):

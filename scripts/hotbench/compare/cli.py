@@ -15,17 +15,19 @@ import argparse
 import datetime
 import os
 
-from . import accepted, cpus, table
+from . import accepted, cpus, notbuilt, table
 from ..history import live
 from .arms import Arm
 from .engine import Options, run_compare
 from .errors import die
-from .revisions import WORKTREE, BuildError, build, git, resolve
+from .revisions import WORKTREE, BuildError, build, git, resolve, subject_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 EPILOG = ("Exit status: 0 no confirmed regression; 1 a confirmed regression or a verification "
-          "failure in the head; 2 a usage or run error; 3 a revision failed to build. "
+          "failure in the head; 2 a usage or run error; 3 a revision does not build (its "
+          "first compiler error and a 'not built' verdict in compare.json; git bisect run "
+          "skips such a commit). "
           "Intended slowdowns: results/accepted-slowdowns.tsv (docs/compare.md).")
 
 
@@ -53,22 +55,30 @@ def ci_base(log):
     return parent
 
 
-def arms_from(args, log):
-    """(base Arm, head Arm), building the revisions; exits 3 when a build fails."""
+def arms_from(args, log, out):
+    """(base Arm, head Arm), building the revisions. When a side does not build (the other is
+    still built, so both are named), writes the not-built outputs into out and returns None."""
     benv, henv = env_pairs(args.base_env, "--base-env"), env_pairs(args.head_env, "--head-env")
     if args.build:
         binary = os.path.join(args.build, "hotbench")
         if not os.access(binary, os.X_OK):
             die("%s is not an executable hotbench" % binary)
         return Arm("base", binary, benv, rev=args.build), Arm("head", binary, henv, rev=args.build)
-    base_c, head_c = resolve(ROOT, args.base), resolve(ROOT, args.head)
-    try:
-        bb = build(ROOT, base_c, args.hooks, log)
-        hb = head_build(args) if args.head_build else build(ROOT, head_c, args.hooks, log)
-    except BuildError as e:
-        die(str(e), code=3)
-    return (Arm("base", bb, benv, base_c, args.base), Arm("head", hb, henv, head_c,
-                                                         args.head or WORKTREE))
+    revs = (("base", args.base), ("head", args.head or WORKTREE))
+    sides = [notbuilt.Side(label, rev, resolve(ROOT, rev), "") for label, rev in revs]
+    for side in sides:  # both resolved (exit 2 for an unknown one) before any build
+        side.subject = subject_of(ROOT, side.commit)
+        try:
+            side.binary = head_build(args) if side.label == "head" and args.head_build else \
+                build(ROOT, side.commit, args.hooks, log)
+        except BuildError as e:
+            side.error = e
+            log("compare: %s" % e)
+    if not all(s.built() for s in sides):
+        notbuilt.report(sides, dict(filter=args.filter, hooks=args.hooks), out)
+        return None
+    (b, h), (be, he) = sides, (benv, henv)
+    return Arm("base", b.binary, be, b.commit, b.rev), Arm("head", h.binary, he, h.commit, h.rev)
 
 
 def head_build(args):
@@ -122,7 +132,10 @@ def main(argv=None):
     out = args.out or os.path.join(ROOT, "results", "runs", datetime.datetime.now(
         datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-compare")
     os.makedirs(out, exist_ok=True)
-    base, head = arms_from(args, log)
+    arms = arms_from(args, log, out)
+    if arms is None:
+        return notbuilt.NOT_BUILT
+    base, head = arms
     lines = accepted.applicable(ROOT, base.commit, head.commit) if not args.build else []
     result = run_compare(base, head, options(args), out, log)
     accepted.apply(result.rows, lines)

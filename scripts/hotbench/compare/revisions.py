@@ -6,11 +6,15 @@ holds them). The working tree (uncommitted changes included) builds into
 build-rev/worktree[-hooks]/ and is rebuilt every time (make decides what changed).
 
 build-rev/ is git-ignored (/build-*/). Errors: an unknown revision is a usage error (exit 2);
-a revision that does not configure or compile raises BuildError (compare.py exits 3, so that
-`git bisect run` skips the commit).
+a revision that does not configure or compile raises BuildError, which names the revision (short
+sha and subject), the first error lines of its build log (first_error) and the log: compare.py
+then writes a `not built` verdict and exits 3, so that `git bisect run` skips the commit, and
+`make history-run` goes on with the next commit (docs/compare.md, "A revision that does not
+build").
 """
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -21,7 +25,63 @@ STAMP = "built"  # a finished build's stamp file: the configure options it was m
 
 
 class BuildError(Exception):
-    """A revision failed to configure or build; the message names it and its log."""
+    """A revision failed to configure or build. commit: the full sha (WORKTREE for the working
+    tree); subject: its commit's first line ('' for the working tree); error: the first error
+    lines of the build log (first_error: a list of str, empty when none was found, e.g. a
+    failed `git worktree add`); log: the build log's path (None when nothing was built).
+    str(e) is one line: '<short sha> (<subject>) does not build: <first error line>'."""
+
+    def __init__(self, commit, subject, error, log):
+        self.commit, self.subject, self.error, self.log = commit, subject, list(error), log
+        first = self.error[0] if self.error else "no compiler error in its log (%s)" % log
+        super().__init__("%s does not build: %s" % (describe(commit, subject), first))
+
+
+def describe(commit, subject):
+    """'1a2b3c4d5e6f (its subject)' for a commit, 'the working tree' for WORKTREE."""
+    if commit == WORKTREE:
+        return "the working tree"
+    return "%s (%s)" % (commit[:12], subject) if subject else commit[:12]
+
+
+def subject_of(root, commit):
+    """commit's subject line in root's repository ('' for WORKTREE or when git fails)."""
+    if commit == WORKTREE:
+        return ""
+    return git(root, "log", "-1", "--format=%s", commit) or ""
+
+
+# A diagnostic of gcc, clang, ld (through collect2) or cmake: `file:line:col: error: ...`,
+# `fatal error:`, `CMake Error at file:line (...):` or `CMake Error: ...`; colours stripped.
+ERROR_RE = re.compile(r"\berror:|^CMake Error\b", re.IGNORECASE)
+LINKER_RE = re.compile(r"undefined reference|(^|/)ld(\.[a-z]+)?: ")
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def first_error(log_path, src=None, limit=2):
+    """The first error of a build log (str path) as at most `limit` lines (list of str, [] when
+    the log has none or cannot be read): the first line matching ERROR_RE, with a path under
+    src (the source tree that was built, str or None) made relative to it, so the line reads
+    `cases/x/y.c:12:5: error: ...`. A `CMake Error` brings the next non-empty line (its
+    message); collect2's `ld returned 1` is preceded by the linker's first line before it."""
+    try:
+        with open(log_path, errors="replace") as f:
+            text = [ANSI_RE.sub("", line.rstrip("\n")) for line in f]
+    except OSError:
+        return []
+    if src:
+        prefix = os.path.join(os.path.realpath(src), "")
+        text = [t.replace(prefix, "").replace(os.path.join(src, ""), "") for t in text]
+    for i, line in enumerate(text):
+        if not ERROR_RE.search(line):
+            continue
+        out = [line.strip()]
+        if line.startswith("CMake Error"):
+            out += [t.strip() for t in text[i + 1:] if t.strip()][:1]
+        elif "collect2" in line:
+            out[:0] = [t.strip() for t in text[:i] if LINKER_RE.search(t)][:1]
+        return out[:limit]
+    return []
 
 
 def git(root, *args):
@@ -63,26 +123,28 @@ def run_logged(cmd, log_path, cwd=None):
         return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd)
 
 
-def compile_tree(src, bdir, hooks, label, log):
-    """Configures and builds src's hotbench into bdir; raises BuildError."""
+def compile_tree(src, bdir, hooks, commit, subject):
+    """Configures and builds src's hotbench into bdir (its log, bdir/build.log, started afresh);
+    returns the binary's path. Raises BuildError(commit, subject, first error, log)."""
     os.makedirs(bdir, exist_ok=True)
     logf = os.path.join(bdir, "build.log")
+    open(logf, "w").close()  # one attempt per log: its first error is this build's
     jobs = str(os.cpu_count() or 2)
     if run_logged(["cmake", "-S", src, "-B", bdir] + cmake_args(hooks), logf) != 0 or \
             run_logged(["cmake", "--build", bdir, "-j", jobs, "--target", "hotbench"], logf) != 0:
-        raise BuildError("%s failed to build; its log: %s" % (label, logf))
+        raise BuildError(commit, subject, first_error(logf, src), logf)
     return os.path.join(bdir, "hotbench")
 
 
 def build(root, commit, hooks=False, log=print):
     """The path of commit's hotbench (commit from resolve()), building it when not cached.
-    root is the repository; builds go to root/build-rev/."""
+    root is the repository; builds go to root/build-rev/. Raises BuildError when it does not
+    build (its log stays in build-rev/<commit>[-hooks]/build.log)."""
     cache = os.path.join(root, "build-rev")
     suffix = "-hooks" if hooks else ""
     if commit == WORKTREE:
         log("compare: building the working tree (build-rev/worktree%s/)" % suffix)
-        return compile_tree(root, os.path.join(cache, WORKTREE + suffix), hooks,
-                            "the working tree", log)
+        return compile_tree(root, os.path.join(cache, WORKTREE + suffix), hooks, WORKTREE, "")
     bdir = os.path.join(cache, commit + suffix)
     if cached_binary(bdir, hooks):
         log("compare: %s: cached build (build-rev/%s/)" % (commit[:12], commit + suffix))
@@ -94,10 +156,11 @@ def build(root, commit, hooks=False, log=print):
         git(root, "worktree", "remove", "--force", src)
         shutil.rmtree(src, ignore_errors=True)
     git(root, "worktree", "prune")
+    subject = subject_of(root, commit)
     if git(root, "worktree", "add", "--detach", "--force", src, commit) is None:
-        raise BuildError("git worktree add of %s into %s failed" % (commit, src))
+        raise BuildError(commit, subject, ["git worktree add of it into %s failed" % src], None)
     try:
-        compile_tree(src, bdir, hooks, "revision " + commit[:12], log)
+        compile_tree(src, bdir, hooks, commit, subject)
     finally:
         git(root, "worktree", "remove", "--force", src)
         shutil.rmtree(src, ignore_errors=True)

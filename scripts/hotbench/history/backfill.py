@@ -4,8 +4,10 @@ worktree, cached in build-rev/<commit>/), run its hotbench on a selection and re
 
 A commit already recorded for this machine with the same selection (runs.selection, e.g.
 "filter=gate.select repetitions=3 min_time=0.01 budget=0.25") is skipped, and said so: a run
-interrupted (Ctrl-C) resumes where it stopped. A commit that does not build, whose hotbench
-fails, or that lacks what the selection needs is reported and skipped; the others go on.
+interrupted (Ctrl-C) resumes where it stopped. A commit that does not build is reported `not
+built` with its first compiler error (nothing of it goes into the database, so a later run
+tries it again); one whose hotbench fails or lacks what the selection needs is reported
+`failed`; the others go on.
 
 Seams (for tests): Backfill(..., build=, run=, help_text=) replace building a commit, running
 its hotbench and reading its --help; record() is store.write on the parsed run JSON.
@@ -93,9 +95,13 @@ def fmt(seconds):
     return "%d:%02d" % divmod(int(round(seconds)), 60)
 
 
+NOT_BUILT = "not built"
+
+
 class Outcome:
-    """What happened to one commit: status 'recorded', 'skipped' (already recorded), 'failed'
-    (did not build, hotbench failed, the selection cannot run), with a sentence."""
+    """What happened to one commit: status 'recorded', 'skipped' (already recorded), NOT_BUILT
+    (the build failed: why is its first compiler error and its log) or 'failed' (hotbench
+    failed, the selection cannot run), with a sentence."""
 
     def __init__(self, status, why, seconds=0.0):
         self.status, self.why, self.seconds = status, why, seconds
@@ -120,6 +126,7 @@ class Backfill:
         self.help_text = help_text or hotbench_help
         self.out_dir = os.path.join(root, "results", "runs", "backfill")
         self.built_s = 0.0  # seconds the last commit's build (or cache look-up) took
+        self.not_built = []  # (sha, subject, first error line) of the commits not built
 
     def _build(self, sha):
         """The compare's cached build of sha (revisions.build), its lines indented."""
@@ -164,7 +171,9 @@ class Backfill:
         try:
             binary = self.build(sha)
         except revisions.BuildError as e:
-            return Outcome("failed", "does not build: %s" % e, time.time() - started)
+            why = "; ".join(e.error) or "no compiler error in its log"
+            return Outcome(NOT_BUILT, "%s; its build log: %s" % (why, e.log),
+                           time.time() - started)
         self.built_s = time.time() - started
         os.makedirs(self.out_dir, exist_ok=True)
         final = os.path.join(self.out_dir, "%s-%s.json" % (
@@ -209,16 +218,21 @@ class Backfill:
 
     def run_all(self, commits):
         """Runs every commit [(sha, subject)] oldest first, a progress line for each; returns
-        {status: count}. Ctrl-C propagates as KeyboardInterrupt after saying where it stopped
+        {status: count} (recorded, skipped, not built, failed); self.not_built lists (sha,
+        subject, first error line) of those that did not build. Ctrl-C propagates as
+        KeyboardInterrupt after saying where it stopped
         (the commits recorded so far stay; the interrupted one left nothing)."""
         con = store.open_db(self.db_path)
         machine = machine_of(local_context())[0]
-        counts, t0, run_secs, i = {"recorded": 0, "skipped": 0, "failed": 0}, time.time(), [], 0
+        counts = {"recorded": 0, "skipped": 0, NOT_BUILT: 0, "failed": 0}
+        t0, run_secs, i = time.time(), [], 0
         try:
             for i, (sha, subject) in enumerate(commits, 1):
                 self.log("commit %d/%d %s %s" % (i, len(commits), sha[:12], subject[:60]))
                 o = self.one(con, machine, sha)
                 counts[o.status] += 1
+                if o.status == NOT_BUILT:
+                    self.not_built.append((sha, subject, o.why.split("; ")[0]))
                 if o.status != "skipped":
                     run_secs.append(o.seconds)
                 left = len(commits) - i

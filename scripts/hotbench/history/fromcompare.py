@@ -11,7 +11,7 @@ import glob
 import json
 import os
 
-from .record import Record, RecordError, _finite, _load_json, number, run_row, text
+from .record import NotARun, Record, RecordError, _finite, _load_json, number, run_row, text
 
 COMPARE_SCHEMA = "hotbench-compare/1"
 
@@ -74,7 +74,8 @@ def from_compare_dir(folder, kind, root, branch=None, revision=None):
     'bench-ci', 'import'); root: the git repository; revision: the head's revision when the
     caller knows it better than the trials (the working tree's HEAD sha + '-dirty'). Raises
     RecordError naming compare.json: missing, not JSON or truncated, another schema, no rows
-    measured."""
+    measured; NotARun (passed over by an import) for a compare whose verdict is 'not built'
+    (a revision did not build: nothing was measured, docs/compare.md)."""
     path = os.path.join(folder, "compare.json")
     if not os.path.isfile(path):
         raise RecordError("%s: not a compare folder: no compare.json in it" % folder)
@@ -83,6 +84,9 @@ def from_compare_dir(folder, kind, root, branch=None, revision=None):
         raise RecordError("%s: not a hotbench compare: schema %r, expected %r" % (
             path, doc.get("schema") if isinstance(doc, dict) else type(doc).__name__,
             COMPARE_SCHEMA))
+    if doc.get("verdict") == "not built":
+        raise NotARun("%s: a compare whose %s did not build: nothing measured" % (
+            path, " and ".join(map(str, doc.get("not_built") or ["revision"]))))
     if not isinstance(doc.get("rows"), list):
         raise RecordError("%s: no 'rows' list" % path)
     ms = _measurements(path, doc["rows"])
