@@ -132,13 +132,15 @@ with tempfile.TemporaryDirectory() as tmp:
     # the whole-process and peers sections beside a run in which everything was skipped
     ref = os.path.join(HERE, "..", "results", "reference")
     everything = all_skipped(base, lambda b: True)
-    json.dump(everything, open(os.path.join(tmp, "skipped.json"), "w"))
+    with open(os.path.join(tmp, "skipped.json"), "w") as f:
+        json.dump(everything, f)
     out = os.path.join(tmp, "skipped")
     try:
         report.main(["--run", os.path.join(tmp, "skipped.json"), "--e2e",
                      os.path.join(ref, "e2e.json"), "--peers", os.path.join(ref, "peers.json"),
                      "--out", out, "--chart-formats", "none"])
-        text, err = open(os.path.join(out, "REPORT.md")).read(), ""
+        with open(os.path.join(out, "REPORT.md")) as f:
+            text, err = f.read(), ""
     except (Exception, SystemExit):
         text, err = None, traceback.format_exc(limit=3)
     check(text is not None and "could not be read" not in text and text.count("**Missing:") >= 6,

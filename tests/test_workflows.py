@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """test_workflows.py [SRCDIR] - the CI workflows (.github/workflows/bench.yml, .gitlab-ci.yml;
-docs/ci.md) parse as YAML (python3-yaml), have the expected triggers and jobs, fetch the whole
-history, hand the services the files the exports write, and call only `make` targets that the
+docs/ci.md) parse as YAML (python3-yaml), have the expected triggers and jobs, run `make test` on
+the platform matrix (Ubuntu 24.04, Debian 12 and Debian 13; issue 29) with the compare on one of
+its platforms, prepare a container before checking out in it, fetch the whole history for the
+compare, hand the services the files the exports write, and call only `make` targets that the
 Makefile defines. The targets are read from make's own database (`make -pRrq`) at test time,
 and the `make` calls are found by tokenizing each shell command (quoted text and assignments
 such as `make VAR=x target` or `HB_BASE=y make target` handled). Correctness only."""
@@ -98,6 +100,13 @@ def makefile_targets(src):
     return targets
 
 
+# The platforms `make test` must run on (issue 29): GitHub (runner, container or None) and GitLab
+# images. Ubuntu 24.04 is the runner's own system on GitHub.
+GITHUB_PLATFORMS = {("ubuntu-24.04", None), ("ubuntu-24.04", "debian:12"),
+                    ("ubuntu-24.04", "debian:13")}
+GITLAB_IMAGES = {"debian:bookworm", "debian:trixie", "ubuntu:24.04"}
+
+
 def load(path):
     with open(path) as f:
         return yaml.safe_load(f)
@@ -107,6 +116,29 @@ def github_scripts(doc):
     """{job: [each step's run text]}."""
     return {name: [s["run"] for s in job.get("steps", []) if "run" in s]
             for name, job in doc["jobs"].items()}
+
+
+def github_platforms(job):
+    """[(runner, container or None, matrix entry)] a GitHub job runs on: its matrix's entries
+    when runs-on and container are the matrix's `runner` and `container`, else the job's own."""
+    entries = job.get("strategy", {}).get("matrix", {}).get("include")
+    if not entries:
+        return [(job["runs-on"], job.get("container"), {})]
+    assert job["runs-on"] == "${{ matrix.runner }}", job["runs-on"]
+    assert job.get("container") in (None, "${{ matrix.container }}"), job.get("container")
+    return [(e["runner"], e.get("container") if "container" in job else None, e)
+            for e in entries]
+
+
+def _step_runs(step, container):
+    """Whether a step runs on a platform whose container is `container` (None: the runner), as
+    far as its `if` is about the matrix's container; any other condition counts as running."""
+    cond = str(step.get("if", "")).replace(" ", "")
+    if cond in ("matrix.container", "${{matrix.container}}"):
+        return bool(container)
+    if cond in ("!matrix.container", "${{!matrix.container}}"):
+        return not container
+    return True
 
 
 def gitlab_scripts(doc):
@@ -164,23 +196,75 @@ class GitHub(unittest.TestCase):
 
     def test_jobs(self):
         jobs = self.doc["jobs"]
-        self.assertEqual(set(jobs), {"pull-request", "main"})
-        for job in jobs.values():
+        self.assertEqual(set(jobs), {"test", "pull-request", "main"})
+        for name, job in jobs.items():
             checkout = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
                 "actions/checkout@")]
-            self.assertEqual(checkout[0]["with"]["fetch-depth"], 0)
-            runs = "\n".join(s.get("run", "") for s in job["steps"])
-            self.assertIn("sudo scripts/deps.sh", runs)  # deps.sh installs only as root
+            self.assertEqual(len(checkout), 1, name)
+            if name != "test":  # the compare builds the base commit: the whole history
+                self.assertEqual(checkout[0]["with"]["fetch-depth"], 0, name)
             uploads = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
                 "actions/upload-artifact@")]
-            self.assertEqual(len(uploads), 1)
-            self.assertEqual(uploads[0].get("if"), "always()")
+            self.assertEqual(len(uploads), 1, name)
+            self.assertEqual(uploads[0].get("if"), "failure()" if name == "test" else "always()")
+
+    def test_packages_and_container(self):
+        """On the runner deps.sh runs under sudo (it installs only as root); in a container the
+        job is root: git, make and ca-certificates before the checkout (without git it is a
+        tarball with no history), the workspace marked safe for git, then deps.sh itself."""
+        for name, job in self.doc["jobs"].items():
+            steps = job["steps"]
+            at = [i for i, s in enumerate(steps) if "actions/checkout@" in str(s.get("uses"))][0]
+            for runner, container, entry in github_platforms(job):
+                where = "%s on %s" % (name, container or runner)
+                ran = [s for s in steps if _step_runs(s, container)]
+                deps = [s["run"] for s in ran if "scripts/deps.sh" in s.get("run", "")]
+                self.assertEqual(len(deps), 1, where)
+                self.assertEqual("sudo scripts/deps.sh" in deps[0], container is None, where)
+                before = [s.get("run", "") for s in steps[:at] if s in ran]
+                if container:
+                    self.assertTrue(any(re.search(r"apt-get install .*\bgit\b.*\bmake\b", r)
+                                        for r in before), where)
+                    self.assertTrue(any("safe.directory" in r for r in before), where)
+                else:
+                    self.assertEqual(before, [], where)
+
+    def test_matrix(self):
+        """`make test` on Ubuntu 24.04 (the runner), Debian 12 and Debian 13 (containers on
+        ubuntu-24.04), every platform reported (no fail-fast); an entry on another runner (the
+        arm one) is marked unchecked and so may fail without failing the run."""
+        job = self.doc["jobs"]["test"]
+        self.assertIs(job["strategy"]["fail-fast"], False)
+        platforms = github_platforms(job)
+        have = {(r, c) for r, c, _ in platforms}
+        self.assertLessEqual(GITHUB_PLATFORMS, have)
+        for runner, container, entry in platforms:
+            if (runner, container) not in GITHUB_PLATFORMS:
+                self.assertIs(entry.get("unchecked"), True, runner)
+            else:
+                self.assertNotIn("unchecked", entry, runner)
+        self.assertEqual(job["continue-on-error"], "${{ matrix.unchecked || false }}")
+        self.assertEqual(len(have), len(platforms), "a platform twice")
+        calls = [t for r in github_scripts(self.doc)["test"] for t in make_targets_called(r)]
+        self.assertEqual(calls, ["test"])
+        self.assertEqual(self.doc["jobs"]["test"].get("if"), None)  # every event
+
+    def test_compare_on_a_tested_platform(self):
+        """The compare jobs run on one platform of the test matrix, the same one, and the pull
+        request's only after every platform's tests passed."""
+        tested = {(r, c) for r, c, _ in github_platforms(self.doc["jobs"]["test"])}
+        places = set()
+        for name in ("pull-request", "main"):
+            places |= {(r, c) for r, c, _ in github_platforms(self.doc["jobs"][name])}
+        self.assertEqual(len(places), 1, places)
+        self.assertLessEqual(places, tested & GITHUB_PLATFORMS)
+        self.assertEqual(self.doc["jobs"]["pull-request"]["needs"], "test")
 
     def test_pull_request_job(self):
         job = self.doc["jobs"]["pull-request"]
         calls = [t for r in github_scripts(self.doc)["pull-request"]
                  for t in make_targets_called(r)]
-        self.assertEqual(calls, ["test", "bench-ci"])
+        self.assertEqual(calls, ["bench-ci"])  # make test: the test job, which it needs
         step = [s for s in job["steps"] if "bench-ci" in s.get("run", "")][0]
         self.assertIn("pull_request.base.sha", step["env"]["HB_BASE"])
         summary = [s for s in job["steps"] if "GITHUB_STEP_SUMMARY" in s.get("run", "")]
@@ -228,6 +312,27 @@ class GitLab(unittest.TestCase):
             self.assertIn("merge_request_event", self.doc[name]["rules"][0]["if"])
         for name in ("bench-main", "pages"):
             self.assertIn("CI_DEFAULT_BRANCH", self.doc[name]["rules"][0]["if"])
+
+    def test_matrix(self):
+        """`make test` in each image (Debian 12, Debian 13, Ubuntu 24.04); the compare in one
+        of them, after every image's test job; the main job's compare in the same image."""
+        test = self.doc["test"]
+        self.assertEqual(test["image"], "$HB_IMAGE")
+        images = [i for row in test["parallel"]["matrix"] for i in row["HB_IMAGE"]]
+        self.assertEqual(set(images), GITLAB_IMAGES)
+        self.assertEqual(len(images), len(set(images)))
+        self.assertEqual(make_targets_called("\n".join(test["script"])), ["test"])
+        self.assertEqual(len(test["rules"]), 2)  # merge requests and main
+        self.assertEqual(self.doc["compare"]["needs"], ["test"])
+
+        def image(name):
+            job = self.doc[name]
+            return job.get("image", self.doc.get(job.get("extends"), {}).get("image"))
+        self.assertIn(image("compare"), GITLAB_IMAGES)
+        self.assertEqual(image("bench-main"), image("compare"))
+        before = "\n".join(self.doc[".debian"]["before_script"])
+        self.assertRegex(before, r"apt-get install .*\bgit\b.*\bmake\b")
+        self.assertIn("scripts/deps.sh", before)  # root in the image: deps.sh installs
 
     def test_compare_job(self):
         lines = "\n".join(self.doc["compare"]["script"])

@@ -25,6 +25,15 @@ def _spread(N, t, scale):
     return xs, med, med - lo, hi - med
 
 
+def _err(minus, plus):
+    """The (2, N) float array of error bar lengths that Axes.errorbar, bar and barh read as
+    separate minus and plus values (matplotlib: yerr/xerr of shape (2, N)); minus and plus: N
+    values each, in the data's units. An array, not the list [minus, plus]: matplotlib 3.10
+    probes a list's first element with math.isfinite, which numpy 1.25 and later deprecate for
+    an array of one element (a strategy measured at one size)."""
+    return np.array([np.asarray(minus, float), np.asarray(plus, float)])
+
+
 def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=None,
             marklabel=None, items_per_n=1.0, plain_x=False):
     """Two panels: time per iteration against N, and time per item against N, the items being
@@ -41,10 +50,10 @@ def scaling(series, stem, title, xlabel, per_label, per_scale, fits=None, xmark=
         f = (fits or {}).get(s)
         lab = s + (" (%s)" % f.label() if f is not None and f.ok else "")
         xs, med, el, eh = _spread(N, t, 1.0)
-        ax1.errorbar(xs, med, yerr=[el, eh], fmt="o-", ms=3, lw=1.2, color=c, label=lab,
+        ax1.errorbar(xs, med, yerr=_err(el, eh), fmt="o-", ms=3, lw=1.2, color=c, label=lab,
                      capsize=2)
         k = per_scale / (xs * items_per_n)
-        ax2.errorbar(xs, med * k, yerr=[el * k, eh * k],
+        ax2.errorbar(xs, med * k, yerr=_err(el * k, eh * k),
                      fmt="o-", ms=3, lw=1.2, color=c, label=s, capsize=2)
         if f is not None and f.ok:
             g = np.geomspace(f.nmin, f.nmax, 60)  # over the sizes fitted only
@@ -137,8 +146,8 @@ def cliff(panels, stem, colour_of, xname, per_label):
         X = (xs - off) / sc
         # narrow: whole seconds, linear (each additive step adds its cost); else ns per byte, log
         div = 1e9 * np.ones_like(xs) if narrow else xs
-        ax.errorbar(X, med / div, yerr=[el / div, eh / div], fmt="o", color=colour(colour_of),
-                    ms=4, capsize=2, label="measured (median, min-max)")
+        ax.errorbar(X, med / div, yerr=_err(el / div, eh / div), fmt="o",
+                    color=colour(colour_of), ms=4, capsize=2, label="measured (median, min-max)")
         if fit is not None and fit.ok:
             g = np.linspace(xs.min(), xs.max(), 400)
             ax.plot((g - off) / sc, [fit.predict(v)[0] * 1e9 / (1e9 if narrow else v) for v in g],
@@ -180,8 +189,8 @@ def extrapolation(lines, stem, target, target_label, title, xlabel):
         if val is not None:  # the largest size predicted from the smaller ones: the check
             x = val["size"] * (0.9 + 0.2 * j / max(len(lines) - 1, 1))
             low = max(val["low"], val["predicted"] / 100)  # a zero lower bound on a log axis
-            ax.errorbar([x], [val["predicted"]], yerr=[[val["predicted"] - low],
-                        [val["high"] - val["predicted"]]], fmt="D", mfc="none", color=c, ms=5,
+            ax.errorbar([x], [val["predicted"]], yerr=_err([val["predicted"] - low],
+                        [val["high"] - val["predicted"]]), fmt="D", mfc="none", color=c, ms=5,
                         capsize=2, lw=0.8)
         if len(N):
             xs, med, _, _ = _spread(N, t, 1.0)
@@ -240,7 +249,7 @@ def bars(items, stem, title, ylabel, baseline=None, ref=None):
     base = med[names.index(ref)] if ref in names else med.min()
     base_name = ref if ref in names else names[int(np.argmin(med))]
     y = np.arange(len(items))[::-1]
-    ax.barh(y, med, xerr=[lo, hi], color=[colour(s) for s in names], capsize=3, height=0.65)
+    ax.barh(y, med, xerr=_err(lo, hi), color=[colour(s) for s in names], capsize=3, height=0.65)
     for yi, m, h in zip(y, med, hi):
         ax.text(m + h, yi, "  %.3g  (%sx %s)" % (m, _ratio(m / base), base_name), va="center",
                 fontsize=7.5)
@@ -273,7 +282,7 @@ def lines(series, stem, title, xlabel, ylabel, logx=False, logy=True, xticks=Non
         med = np.array([np.median(v[x == u]) for u in xs])
         lo = med - np.array([np.min(v[x == u]) for u in xs])
         hi = np.array([np.max(v[x == u]) for u in xs]) - med
-        ax.errorbar(xs, med, yerr=[lo, hi], fmt="o-", color=colour(s), ms=3, lw=1.2,
+        ax.errorbar(xs, med, yerr=_err(lo, hi), fmt="o-", color=colour(s), ms=3, lw=1.2,
                     capsize=2, label=s)
     if logx:
         ax.set_xscale("symlog", linthresh=1)

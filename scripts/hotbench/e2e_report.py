@@ -29,7 +29,7 @@ import numpy as np
 
 from .manifest import Manifest, ManifestError
 from .runjson import parse_name
-from .style import plt, save
+from .style import horizontal, plt, save
 from .units import TIME_UNIT
 
 
@@ -157,10 +157,10 @@ def box_chart(group, inproc, startup, outdir, stem):
     fig_h = 1.6 + 0.48 * len(res)
     fig, ax = plt.subplots(figsize=(8.5, fig_h))
     y = np.arange(1, len(res) + 1)
-    ax.boxplot(data, vert=False, positions=y, widths=0.55, whis=1.5, showfliers=False,
+    ax.boxplot(data, positions=y, widths=0.55, whis=1.5, showfliers=False,
                medianprops={"color": "tab:blue", "linewidth": 2},
                boxprops={"color": "0.35"}, whiskerprops={"color": "0.35"},
-               capprops={"color": "0.35"})
+               capprops={"color": "0.35"}, **horizontal(ax.boxplot))
     rng = np.random.default_rng(0)
     for yi, d in zip(y, data):
         ax.scatter(d, yi + rng.uniform(-0.12, 0.12, len(d)), s=12, color="tab:blue", alpha=0.55,

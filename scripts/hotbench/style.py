@@ -9,6 +9,7 @@ fonts, one colour per strategy kept across charts, the files each chart is writt
 Run under /usr/bin/python3 (Debian's python3-matplotlib).
 """
 
+import inspect
 import os
 
 import matplotlib
@@ -45,6 +46,17 @@ def colour(strategy):
     if strategy not in _colours:
         _colours[strategy] = _PALETTE[len(_colours) % len(_PALETTE)]
     return _colours[strategy]
+
+
+def horizontal(plot):
+    """The keyword arguments that make `plot`, a bound Axes.boxplot, Axes.bxp or
+    Axes.violinplot, draw horizontally: {"orientation": "horizontal"} where the method takes
+    `orientation` (matplotlib 3.10 on, where `vert` is pending deprecation), else
+    {"vert": False} (matplotlib 3.6 to 3.9). A feature test of the installed matplotlib, not a
+    version comparison."""
+    if "orientation" in inspect.signature(plot).parameters:
+        return {"orientation": "horizontal"}
+    return {"vert": False}
 
 
 def save(fig, stem, tight_layout=False):
