@@ -88,23 +88,26 @@ check "quadratic: names bufgrow/growth-1.5 and the complexity or the time check"
     regressed quadratic 'bufgrow/growth-1.5/size' '(complexity|time)'
 
 # The instrument repeats itself: three callgrind counts of one binary agree where a library
-# salts its hash tables at random (expat-count: 0.25% apart, expat-tree 5%, before the gate
-# fixed the salt, hb_seed.h).
+# salts its hash tables at random. expat-tree, three counts with a fixed salt: 0.03% apart on
+# Debian 12 (expat 2.5), 0.005% on Debian 13 (expat 2.9); with expat's random salt, 5.3% on
+# Debian 12 and 0.66% on Debian 13. (expat-count is no witness on Debian 13: with the salt fixed,
+# its count still moves 0.15% between processes, all of it in glibc's AVX2 strncmp, which expat
+# 2.9 calls for names and whose cost follows the strings' alignment.)
 cat >"$work/repeat.py" <<'EOF'
 import sys
 sys.path.insert(0, sys.argv[2] + "/scripts")
 from hotbench.gate.callgrind import measure_instructions
 from hotbench.gate.measure import run_cmd
 from hotbench.gate.settings import SETTINGS
-name = "volumes/expat-count/volumes:30/tags:20/compact:0/piece:0/real_time"
+name = "volumes/expat-tree/volumes:30/tags:20/compact:0/piece:0/real_time"
 s = dict(SETTINGS, env={}, ir_filter="^" + name.replace("/real_time", "/"))
 n = [measure_instructions(sys.argv[1] + "/hotbench", sys.argv[3], s, {}, "-%d" % i,
                           lambda m: None, run_cmd)["benchmarks"][name]["per_iteration"]
      for i in range(3)]
-print("expat-count instructions per iteration:", n)
-sys.exit(0 if max(n) / min(n) - 1 < 0.0002 else 1)
+print("expat-tree instructions per iteration:", n)
+sys.exit(0 if max(n) / min(n) - 1 < 0.001 else 1)
 EOF
-check "callgrind: three counts of expat-count agree within 0.02%" \
+check "callgrind: three counts of expat-tree agree within 0.1%" \
     /usr/bin/python3 "$work/repeat.py" "$bindir" "$src" "$work"
 
 if [ "$fail" -gt 0 ]; then
