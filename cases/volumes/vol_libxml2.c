@@ -66,13 +66,64 @@ static void lx_init(void)
     xmlInitParser();
 }
 
-/* Swallows what libxml2 prints outside the parser context (its encoding and I/O layers ignore
- * XML_PARSE_NOERROR): the error is reported through hb_vol_error, on one line. */
-static void lx_silent(void *ctx, const char *fmt, ...)
+/* What libxml2 would print during a parse is dropped: the error is reported through hb_vol_error,
+ * on one line, from xmlCtxtGetLastError. XML_PARSE_NOERROR alone does not silence everything:
+ *  - from libxml2 2.13 on (HB_HAVE_XMLCTXTSETERRORHANDLER: the release that reports every error
+ *    of a parse through its context) an out-of-memory report ignores NOERROR: the context's own
+ *    handler, which takes precedence over every other (xmlCtxtSetErrorHandler), drops it;
+ *  - before 2.13 the encoding and I/O layers report without the context, to the thread's generic
+ *    handler (libxml2 2.9.14 encoding.c): it is swapped for lx_drop during the parse and then
+ *    restored (xmlSetGenericErrorFunc and the xmlGenericError it saves are deprecated from 2.13
+ *    on in favour of the above). */
+typedef struct lx_quiet_state {
+#if HB_HAVE_XMLCTXTSETERRORHANDLER
+    int unused; /* nothing to restore: the handler belongs to the context */
+#else
+    xmlGenericErrorFunc prev_f; /* the thread's generic handler and its context, to restore */
+    void *prev_ctx;
+#endif
+} lx_quiet_state;
+
+#if HB_HAVE_XMLCTXTSETERRORHANDLER
+static void lx_drop(void *ctx, const xmlError *e)
+{
+    (void)ctx;
+    (void)e;
+}
+#else
+static void lx_drop(void *ctx, const char *fmt, ...)
 {
     (void)ctx;
     (void)fmt;
 }
+#endif
+
+/* Silences the parse of c (see above) until lx_unquiet(q); *q is the caller's. */
+static void lx_quiet(xmlParserCtxtPtr c, lx_quiet_state *q)
+{
+#if HB_HAVE_XMLCTXTSETERRORHANDLER
+    q->unused = 0;
+    xmlCtxtSetErrorHandler(c, lx_drop, NULL);
+#else
+    (void)c;
+    q->prev_f = xmlGenericError;
+    q->prev_ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, lx_drop);
+#endif
+}
+
+static void lx_unquiet(lx_quiet_state *q)
+{
+#if HB_HAVE_XMLCTXTSETERRORHANDLER
+    (void)q;
+#else
+    xmlSetGenericErrorFunc(q->prev_ctx, q->prev_f);
+#endif
+}
+
+/* What xmlCtxtGetLastError's NULL (no error recorded) stands for: code XML_ERR_OK, no message,
+ * no position. */
+static const xmlError lx_no_error;
 
 static void lx_internal_subset(void *ctx, const xmlChar *name, const xmlChar *ext,
                                const xmlChar *sys)
@@ -247,9 +298,8 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
         hb_vm_bind(prev);
         return hb_vol_fail(err, HB_ENOMEM, "out of memory");
     }
-    xmlGenericErrorFunc prev_f = xmlGenericError;
-    void *prev_ctx = xmlGenericErrorContext;
-    xmlSetGenericErrorFunc(NULL, lx_silent);
+    lx_quiet_state q;
+    lx_quiet(c, &q);
     c->_private = &doctype;
     c->sax->internalSubset = lx_internal_subset;
     c->sax->startDocument = lx_start_document; /* turns XML_PARSE_OLD10 on */
@@ -260,7 +310,9 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
         err->line = (uint64_t)(c->input ? c->input->line : 0);
         err->column = (uint64_t)(c->input ? c->input->col : 0);
     } else if (!d || !c->wellFormed) {
-        const xmlError *e = &c->lastError;
+        const xmlError *e = xmlCtxtGetLastError(c); /* the context's member is deprecated */
+        if (!e)
+            e = &lx_no_error;
         rc = HB_EPARSE;
         if (e->code == XML_ERR_NO_MEMORY)
             rc = HB_ENOMEM;
@@ -307,7 +359,7 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
     if (d)
         xmlFreeDoc(d);
     xmlFreeParserCtxt(c);
-    xmlSetGenericErrorFunc(prev_ctx, prev_f);
+    lx_unquiet(&q);
     hb_vm_bind(prev);
     return rc;
 }
