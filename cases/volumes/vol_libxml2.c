@@ -45,8 +45,9 @@
 #include <strings.h>
 
 #define DOCTYPE_REASON "a document type declaration (DOCTYPE) is not allowed"
-#define NUL_REASON "not well-formed (invalid token)" /* expat's words for a NUL */
-#define ENCODING_REASON "unknown encoding"           /* expat's words */
+#define NUL_REASON "not well-formed (invalid token)"            /* expat's words for a NUL */
+#define ENCODING_REASON "unknown encoding"                      /* expat's words */
+#define EXTRA_REASON "Extra content at the end of the document" /* XML_ERR_DOCUMENT_END's */
 #define WRONG_ENCODING_REASON "encoding specified in XML declaration is incorrect" /* expat's */
 
 static pthread_once_t lx_once = PTHREAD_ONCE_INIT;
@@ -125,6 +126,16 @@ static void lx_unquiet(lx_quiet_state *q)
  * no position. */
 static const xmlError lx_no_error;
 
+/* What the SAX handlers below learn during one parse (the context's _private). */
+typedef struct lx_parse {
+    int doctype; /* a DOCTYPE was met: the parse was stopped there */
+    uint64_t doctype_line, doctype_column;
+    int junk; /* content after the root element went unreported */
+    uint64_t junk_line, junk_column;
+} lx_parse;
+
+/* internalSubset: a DOCTYPE; its position is taken here, as the input is gone once libxml2
+ * 2.15 returns from a stopped parse. */
 static void lx_internal_subset(void *ctx, const xmlChar *name, const xmlChar *ext,
                                const xmlChar *sys)
 {
@@ -132,8 +143,30 @@ static void lx_internal_subset(void *ctx, const xmlChar *name, const xmlChar *ex
     (void)ext;
     (void)sys;
     xmlParserCtxtPtr c = ctx;
-    *(int *)c->_private = 1;
+    lx_parse *p = c->_private;
+    p->doctype = 1;
+    p->doctype_line = (uint64_t)(c->input ? c->input->line : 0);
+    p->doctype_column = (uint64_t)(c->input ? c->input->col : 0);
     xmlStopParser(c);
+}
+
+/* endDocument: every byte after the root element must have been read as white space, comments or
+ * processing instructions. libxml2 2.9-2.11 and 2.13 report anything else as a fatal error
+ * ("Extra content at the end of the document", XML_ERR_DOCUMENT_END) and then never call this
+ * handler; 2.12 and 2.14 on do not report it when an error was recorded before, even one that
+ * leaves the document well-formed such as an undeclared namespace prefix (parser.c,
+ * xmlParseDocument and xmlParserCheckEOF), and call this handler with the input not read to its
+ * end. */
+static void lx_end_document(void *ctx)
+{
+    xmlParserCtxtPtr c = ctx;
+    lx_parse *p = c->_private;
+    if (c->input && c->input->cur < c->input->end) {
+        p->junk = 1;
+        p->junk_line = (uint64_t)c->input->line;
+        p->junk_column = (uint64_t)c->input->col;
+    }
+    xmlSAX2EndDocument(ctx);
 }
 
 /* startDocument: libxml2 has read the XML declaration (its version check done without
@@ -286,7 +319,8 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
                        hb_vol_error *err)
 {
     (void)piece;
-    int rc = lx_precheck(doc, len, err), doctype = 0;
+    int rc = lx_precheck(doc, len, err);
+    lx_parse p = {0};
     if (rc != HB_OK)
         return rc;
     pthread_once(&lx_once, lx_init);
@@ -300,15 +334,16 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
     }
     lx_quiet_state q;
     lx_quiet(c, &q);
-    c->_private = &doctype;
+    c->_private = &p;
     c->sax->internalSubset = lx_internal_subset;
     c->sax->startDocument = lx_start_document; /* turns XML_PARSE_OLD10 on */
+    c->sax->endDocument = lx_end_document;
     d = xmlCtxtReadMemory(c, (const char *)doc, (int)len, NULL, NULL,
                           XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    if (doctype) {
+    if (p.doctype) {
         rc = hb_vol_fail(err, HB_EPARSE, DOCTYPE_REASON);
-        err->line = (uint64_t)(c->input ? c->input->line : 0);
-        err->column = (uint64_t)(c->input ? c->input->col : 0);
+        err->line = p.doctype_line;
+        err->column = p.doctype_column;
     } else if (!d || !c->wellFormed) {
         const xmlError *e = xmlCtxtGetLastError(c); /* the context's member is deprecated */
         if (!e)
@@ -331,6 +366,10 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
         }
         err->line = (uint64_t)(e->line > 0 ? e->line : 0);
         err->column = (uint64_t)(e->int2 > 0 ? e->int2 : 0);
+    } else if (p.junk) { /* what libxml2 reports when it does (see lx_end_document), mapped above */
+        rc = hb_vol_fail(err, HB_ETRUNC, EXTRA_REASON);
+        err->line = p.junk_line;
+        err->column = p.junk_column;
     } else if ((enc = d->encoding ? d->encoding : c->encoding) &&
                !lx_known_encoding((const char *)enc)) {
         rc = hb_vol_fail(err, HB_EPARSE, ENCODING_REASON);
