@@ -261,6 +261,61 @@ static int lx_encoding_fits(const char *name, int kind)
     return !u16 && !le && !be;
 }
 
+/* The ASCII character of the code unit at byte offset i of a document of hb_vol_u16_kind kind, or
+ * -1 (past the end, not ASCII). */
+static int lx_ascii(const uint8_t *doc, size_t len, int kind, size_t i)
+{
+    if (kind == HB_VOL_U16_LE)
+        return i + 1 < len && doc[i + 1] == 0 && doc[i] < 0x80 ? doc[i] : -1;
+    if (kind == HB_VOL_U16_BE)
+        return i + 1 < len && doc[i] == 0 && doc[i + 1] < 0x80 ? doc[i + 1] : -1;
+    return i < len && doc[i] < 0x80 ? doc[i] : -1;
+}
+
+/* 1 when the code units from byte offset i spell s (ASCII); w bytes a unit. */
+static int lx_spells(const uint8_t *doc, size_t len, int kind, size_t i, size_t w, const char *s)
+{
+    for (size_t k = 0; s[k]; k++)
+        if (lx_ascii(doc, len, kind, i + k * w) != (unsigned char)s[k])
+            return 0;
+    return 1;
+}
+
+/* The encoding name the XML declaration of doc (after its byte order mark) declares, as written,
+ * into name (cap bytes, NUL-terminated, cut to cap - 1: a longer name is none expat knows). 0 and
+ * "" when there is no declaration or it declares no encoding.
+ * libxml2 2.12 on replace a declared name that contradicts the byte order mark by the detected
+ * one in xmlDoc.encoding and the context's (with the warning XML_WAR_ENCODING_MISMATCH), so the
+ * declaration is read here, from the bytes. Called only on a document libxml2 accepted, so the
+ * declaration is well-formed and "encoding" can only open its EncodingDecl (XML 1.0 Fifth Edition
+ * section 2.8 [23], section 4.3.3 [80]): no other check is made. */
+static int lx_declared_encoding(const uint8_t *doc, size_t len, char *name, size_t cap)
+{
+    int kind = hb_vol_u16_sniff(doc, len);
+    size_t w = kind == HB_VOL_U16_LE || kind == HB_VOL_U16_BE ? 2 : 1;
+    size_t i = w == 2 ? 2 : len >= 3 && memcmp(doc, "\xef\xbb\xbf", 3) == 0 ? 3 : 0, o = 0;
+    name[0] = '\0';
+    int ch = -1;
+    if (!lx_spells(doc, len, kind, i, w, "<?xml") ||
+        ((ch = lx_ascii(doc, len, kind, i + 5 * w)) != ' ' && ch != '\t' && ch != '\r' &&
+         ch != '\n'))
+        return 0;
+    for (i += 5 * w; !lx_spells(doc, len, kind, i, w, "encoding"); i += w)
+        if (lx_ascii(doc, len, kind, i) < 0 || lx_spells(doc, len, kind, i, w, "?>"))
+            return 0;
+    for (i += 8 * w; (ch = lx_ascii(doc, len, kind, i)) == ' ' || ch == '\t' || ch == '\r' ||
+                     ch == '\n' || ch == '=';)
+        i += w; /* S? Eq S? */
+    if (ch != '"' && ch != '\'')
+        return 0;
+    int quote = ch;
+    for (i += w; (ch = lx_ascii(doc, len, kind, i)) >= 0 && ch != quote; i += w)
+        if (o + 1 < cap)
+            name[o++] = (char)ch;
+    name[o] = '\0';
+    return 1;
+}
+
 /* What is checked before libxml2 sees the document (see the head comment): its size, the UTF-16
  * rules, NUL characters. Returns HB_OK or the error, *err filled. */
 static int lx_precheck(const uint8_t *doc, size_t len, hb_vol_error *err)
@@ -326,7 +381,8 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
     pthread_once(&lx_once, lx_init);
     hb_volumes *prev = hb_vm_bind(out);
     xmlDocPtr d = NULL;
-    const xmlChar *enc;
+    const char *enc;
+    char declared[64];
     xmlParserCtxtPtr c = xmlNewParserCtxt();
     if (!c) {
         hb_vm_bind(prev);
@@ -370,12 +426,14 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
         rc = hb_vol_fail(err, HB_ETRUNC, EXTRA_REASON);
         err->line = p.junk_line;
         err->column = p.junk_column;
-    } else if ((enc = d->encoding ? d->encoding : c->encoding) &&
-               !lx_known_encoding((const char *)enc)) {
+    } else if ((enc = lx_declared_encoding(doc, len, declared, sizeof declared)
+                          ? declared
+                          : (const char *)d->encoding) /* the name as declared, see there */
+               && !lx_known_encoding(enc)) {
         rc = hb_vol_fail(err, HB_EPARSE, ENCODING_REASON);
         err->line = 1;
         err->column = 1;
-    } else if (!lx_encoding_fits((const char *)d->encoding, hb_vol_u16_sniff(doc, len))) {
+    } else if (!lx_encoding_fits(enc, hb_vol_u16_sniff(doc, len))) {
         rc = hb_vol_fail(err, HB_EPARSE, WRONG_ENCODING_REASON);
         err->line = 1;
         err->column = 1;
