@@ -283,12 +283,13 @@ static int lx_spells(const uint8_t *doc, size_t len, int kind, size_t i, size_t 
 
 /* The encoding name the XML declaration of doc (after its byte order mark) declares, as written,
  * into name (cap bytes, NUL-terminated, cut to cap - 1: a longer name is none expat knows). 0 and
- * "" when there is no declaration or it declares no encoding.
+ * "" when there is no declaration or it declares no encoding. Reads within len on any bytes.
  * libxml2 2.12 on replace a declared name that contradicts the byte order mark by the detected
  * one in xmlDoc.encoding and the context's (with the warning XML_WAR_ENCODING_MISMATCH), so the
- * declaration is read here, from the bytes. Called only on a document libxml2 accepted, so the
- * declaration is well-formed and "encoding" can only open its EncodingDecl (XML 1.0 Fifth Edition
- * section 2.8 [23], section 4.3.3 [80]): no other check is made. */
+ * declaration is read here, from the bytes. No well-formedness check is made: in a document
+ * libxml2 accepted, "encoding" can only open the EncodingDecl (XML 1.0 Fifth Edition section 2.8
+ * [23], section 4.3.3 [80]); before the parse (lx_skip) the answer only picks the bytes libxml2
+ * sees, and a malformed declaration is rejected by libxml2 either way. */
 static int lx_declared_encoding(const uint8_t *doc, size_t len, char *name, size_t cap)
 {
     int kind = hb_vol_u16_sniff(doc, len);
@@ -314,6 +315,20 @@ static int lx_declared_encoding(const uint8_t *doc, size_t len, char *name, size
             name[o++] = (char)ch;
     name[o] = '\0';
     return 1;
+}
+
+/* How many bytes at the start of doc libxml2 is not to see: the UTF-8 byte order mark (EF BB BF)
+ * when the XML declaration names an encoding other than UTF-8, else none. Expat then decodes the
+ * document as declared, and so do libxml2 2.9-2.11; 2.12 on let the mark win over the declaration
+ * (and warn, XML_WAR_ENCODING_MISMATCH), but follow the declaration of a document without a mark.
+ * libxml2 counts no column for the mark, so positions are the same either way. */
+static size_t lx_skip(const uint8_t *doc, size_t len)
+{
+    char name[64];
+    if (len < 3 || memcmp(doc, "\xef\xbb\xbf", 3) != 0 ||
+        !lx_declared_encoding(doc, len, name, sizeof name) || strcasecmp(name, "UTF-8") == 0)
+        return 0;
+    return 3;
 }
 
 /* What is checked before libxml2 sees the document (see the head comment): its size, the UTF-16
@@ -394,7 +409,8 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
     c->sax->internalSubset = lx_internal_subset;
     c->sax->startDocument = lx_start_document; /* turns XML_PARSE_OLD10 on */
     c->sax->endDocument = lx_end_document;
-    d = xmlCtxtReadMemory(c, (const char *)doc, (int)len, NULL, NULL,
+    size_t skip = lx_skip(doc, len);
+    d = xmlCtxtReadMemory(c, (const char *)doc + skip, (int)(len - skip), NULL, NULL,
                           XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (p.doctype) {
         rc = hb_vol_fail(err, HB_EPARSE, DOCTYPE_REASON);
