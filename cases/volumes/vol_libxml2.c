@@ -331,6 +331,31 @@ static size_t lx_skip(const uint8_t *doc, size_t len)
     return 3;
 }
 
+/* The XML declaration of doc, which libxml2 parsed into d, held to expat's rules (see the head
+ * comment): the encoding expat knows and fitting the byte order mark, the version one
+ * hb_vol_version_ok takes. Returns HB_OK, or HB_EPARSE with *err filled (at line 1, column 1). */
+static int lx_declaration_check(const uint8_t *doc, size_t len, xmlDocPtr d, hb_vol_error *err)
+{
+    char declared[64];
+    /* the name as declared (see lx_declared_encoding), else what libxml2 detected */
+    const char *enc = lx_declared_encoding(doc, len, declared, sizeof declared)
+                          ? declared
+                          : (const char *)d->encoding;
+    const char *reason = NULL;
+    if (enc && !lx_known_encoding(enc))
+        reason = ENCODING_REASON;
+    else if (!lx_encoding_fits(enc, hb_vol_u16_sniff(doc, len)))
+        reason = WRONG_ENCODING_REASON;
+    else if (d->version &&
+             !hb_vol_version_ok((const char *)d->version, strlen((const char *)d->version)))
+        reason = HB_VOL_VERSION_REASON;
+    if (!reason)
+        return HB_OK;
+    err->line = 1;
+    err->column = 1;
+    return hb_vol_fail(err, HB_EPARSE, reason);
+}
+
 /* What is checked before libxml2 sees the document (see the head comment): its size, the UTF-16
  * rules, NUL characters. Returns HB_OK or the error, *err filled. */
 static int lx_precheck(const uint8_t *doc, size_t len, hb_vol_error *err)
@@ -396,8 +421,6 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
     pthread_once(&lx_once, lx_init);
     hb_volumes *prev = hb_vm_bind(out);
     xmlDocPtr d = NULL;
-    const char *enc;
-    char declared[64];
     xmlParserCtxtPtr c = xmlNewParserCtxt();
     if (!c) {
         hb_vm_bind(prev);
@@ -442,22 +465,8 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
         rc = hb_vol_fail(err, HB_ETRUNC, EXTRA_REASON);
         err->line = p.junk_line;
         err->column = p.junk_column;
-    } else if ((enc = lx_declared_encoding(doc, len, declared, sizeof declared)
-                          ? declared
-                          : (const char *)d->encoding) /* the name as declared, see there */
-               && !lx_known_encoding(enc)) {
-        rc = hb_vol_fail(err, HB_EPARSE, ENCODING_REASON);
-        err->line = 1;
-        err->column = 1;
-    } else if (!lx_encoding_fits(enc, hb_vol_u16_sniff(doc, len))) {
-        rc = hb_vol_fail(err, HB_EPARSE, WRONG_ENCODING_REASON);
-        err->line = 1;
-        err->column = 1;
-    } else if (d->version &&
-               !hb_vol_version_ok((const char *)d->version, strlen((const char *)d->version))) {
-        rc = hb_vol_fail(err, HB_EPARSE, HB_VOL_VERSION_REASON);
-        err->line = 1;
-        err->column = 1;
+    } else {
+        rc = lx_declaration_check(doc, len, d, err);
     }
     if (rc == HB_OK) {
         vb b;
