@@ -23,7 +23,11 @@
  *    entity including an encoding declaration to be presented to the XML processor in an
  *    encoding other than that named in the declaration"): a UTF-16 name in a document without a
  *    byte order mark, or with one, any name but UTF-16 and UTF-16LE/BE of its byte order
- *    (libxml2 takes UTF-8 after FF FE);
+ *    (libxml2 takes UTF-8 after FF FE); the name is read from the declaration itself
+ *    (lx_declared_encoding: libxml2 2.12 on keep the detected one instead), and a UTF-8 byte
+ *    order mark does not override a declared 8-bit encoding (lx_skip: it does from 2.12 on);
+ *  - content after the root element is refused also where libxml2 2.12 and 2.14 on let it pass
+ *    after an earlier error that left the document well-formed (lx_end_document);
  *  - the UTF-16 rules of hb_vol_u16_check (vol_utf16.c) are checked before libxml2 sees the
  *    document: a byte order mark where the first bytes hold a 0x00 byte, no unpaired surrogate,
  *    whole code units (libxml2 takes an odd trailing byte, and UTF-16 with a declaration and no
