@@ -465,8 +465,10 @@ int hb_vol_libxml2_dom(const uint8_t *doc, size_t len, size_t piece, hb_volumes 
         }
         err->line = (uint64_t)(e->line > 0 ? e->line : 0);
         err->column = (uint64_t)(e->int2 > 0 ? e->int2 : 0);
+        err->lib_code = e->code; /* xmlParserErrors: the same across versions, the words not */
     } else if (p.junk) { /* what libxml2 reports when it does (see lx_end_document), mapped above */
         rc = hb_vol_fail(err, HB_ETRUNC, EXTRA_REASON);
+        err->lib_code = XML_ERR_DOCUMENT_END;
         err->line = p.junk_line;
         err->column = p.junk_column;
     } else {
