@@ -847,14 +847,13 @@ void record_context(const hb_options &opt, const hb_alloc_info &alloc)
     hb_add_context("hb_allocator_library", alloc.library);
 }
 
-} // namespace
-
 // google-benchmark 1.8 reads --benchmark_min_time as "<float>s" or "<integer>x" and logs a
 // complaint at a bare number (still taken as seconds); 1.7 takes the bare number only. For 1.8
-// and later (which brought Run::skipped too: HB_BENCHMARK_RUN_SKIPPED), a bare number gets its
-// "s" here, so that one command line serves every version. Returns a, or the rewritten argument
-// (kept until the process exits).
-char *min_time_for_library(char *a)
+// and later, a bare number gets its "s" here, so that one command line serves every version.
+// Both came in google-benchmark 1.8.0 (its release notes), so the feature test of Run::skipped
+// (HB_BENCHMARK_RUN_SKIPPED) marks this one too. Returns a, or the rewritten argument (kept
+// until the process exits).
+static char *min_time_for_library(char *a)
 {
 #if HB_BENCHMARK_RUN_SKIPPED
     static std::deque<std::string> kept;
@@ -870,6 +869,8 @@ char *min_time_for_library(char *a)
 #endif
     return a;
 }
+
+} // namespace
 
 int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
 {

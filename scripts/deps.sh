@@ -97,7 +97,8 @@ installed_set() {
 # candidates PKG...: prints the packages of PKG... that have an install candidate in this
 # machine's package lists (apt-cache policy: "Candidate: (none)" or no entry at all: none).
 candidates() {
-    apt-cache policy "$@" 2>/dev/null | awk '
+    # LC_ALL=C: apt-cache translates "Candidate:" (Installationskandidat: under de_DE)
+    LC_ALL=C apt-cache policy "$@" 2>/dev/null | awk '
         /^[^ ].*:$/ { pkg = substr($0, 1, length($0) - 1); sub(/:.*/, "", pkg) }
         /^  Candidate: / && $2 != "(none)" && pkg != "" { print pkg; pkg = "" }'
 }

@@ -41,14 +41,18 @@ done
 exit $rc
 EOF
 # apt-cache policy PKG...: a block per package of $FAKE_APT ("package candidate" lines; the
-# candidate may be "(none)"); an unknown package prints nothing, as apt-cache does.
+# candidate may be "(none)"); an unknown package prints nothing, as apt-cache does. Its words
+# are translated unless LC_ALL=C, as apt-cache's are under de_DE.UTF-8 (every row below then
+# checks that deps.sh reads them in the C locale).
 cat >"$fake/apt-cache" <<'EOF'
 #!/usr/bin/env bash
 [ "$1" = policy ] || exit 100
 shift
+label=Installationskandidat
+[ "${LC_ALL:-}" = C ] && label=Candidate
 for a in "$@"; do
     while read -r p c; do
-        [ "$p" = "$a" ] && printf '%s:\n  Installed: (none)\n  Candidate: %s\n  Version table:\n' "$p" "$c"
+        [ "$p" = "$a" ] && printf '%s:\n  Installed: (none)\n  %s: %s\n  Version table:\n' "$p" "$label" "$c"
     done <"$FAKE_APT"
 done
 EOF

@@ -53,6 +53,12 @@ class FirstError(unittest.TestCase):
          "collect2: error: ld returned 1 exit status\n", None,
          ["/usr/bin/ld: a.o: in function `main': a.c:(.text+0x5): undefined reference to `f'",
           "collect2: error: ld returned 1 exit status"], "the linker's line first"),
+        ("/usr/bin/ld: a.o: in function `main': a.c:(.text+0x5): undefined reference to `f'\n"
+         "clang: error: linker command failed with exit code 1 (use -v to see invocation)\n",
+         None,
+         ["/usr/bin/ld: a.o: in function `main': a.c:(.text+0x5): undefined reference to `f'",
+          "clang: error: linker command failed with exit code 1 (use -v to see invocation)"],
+         "clang's link failure: the linker's line first too"),
         ("a.c:1:1: warning: unused\nmake[2]: *** [a.o] Error 1\n", None, [],
          "a warning and make's 'Error 1' are not compiler errors"),
     )

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from .notbuilt import not_built_of
+from .notbuilt import not_built_of, rel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -441,12 +441,6 @@ def check_bad(settings, good, bad):
         raise BisectError("compare.py exited %d comparing BAD with GOOD: %s"
                           % (step["status"], step["message"]))
     return step
-
-
-def rel(path):
-    """path relative to the current directory when it is below it, else as is."""
-    r = os.path.relpath(path)
-    return path if r.startswith("..") else r
 
 
 def skipped_steps(settings):

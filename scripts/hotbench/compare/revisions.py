@@ -63,7 +63,8 @@ def first_error(log_path, src=None, limit=2):
     the log has none or cannot be read): the first line matching ERROR_RE, with a path under
     src (the source tree that was built, str or None) made relative to it, so the line reads
     `cases/x/y.c:12:5: error: ...`. A `CMake Error` brings the next non-empty line (its
-    message); collect2's `ld returned 1` is preceded by the linker's first line before it."""
+    message); collect2's `ld returned 1` (gcc) and clang's `linker command failed` are preceded
+    by the linker's first line before them."""
     try:
         with open(log_path, errors="replace") as f:
             text = [ANSI_RE.sub("", line.rstrip("\n")) for line in f]
@@ -78,7 +79,7 @@ def first_error(log_path, src=None, limit=2):
         out = [line.strip()]
         if line.startswith("CMake Error"):
             out += [t.strip() for t in text[i + 1:] if t.strip()][:1]
-        elif "collect2" in line:
+        elif "collect2" in line or "linker command failed" in line:
             out[:0] = [t.strip() for t in text[:i] if LINKER_RE.search(t)][:1]
         return out[:limit]
     return []

@@ -17,14 +17,16 @@ def describe(context):
 
 def compare(contexts):
     """contexts: {"base": context, "head": context} (either may be missing). Returns
-    {"base": {...}, "head": {...}, "differs": [key, ...]}: differs lists the keys whose values
-    the two sides give differently (a key only one side has counts when both sides ran)."""
+    {"base": {...}, "head": {...}, "differs": [key, ...], "one_side": [key, ...]}: differs lists
+    the keys both sides record with different values; one_side the keys only one side records
+    (a revision older than the key: no evidence of a difference, so no warning)."""
     sides = {label: describe(contexts.get(label)) for label in ("base", "head")}
-    differs = []
-    if contexts.get("base") and contexts.get("head"):
-        keys = sorted(set(sides["base"]) | set(sides["head"]))
-        differs = [k for k in keys if sides["base"].get(k) != sides["head"].get(k)]
-    return dict(sides, differs=differs)
+    both = set(sides["base"]) & set(sides["head"])
+    differs = sorted(k for k in both if sides["base"][k] != sides["head"][k])
+    one_side = sorted(set(sides["base"]) ^ set(sides["head"]))
+    if not (contexts.get("base") and contexts.get("head")):
+        one_side = []
+    return dict(sides, differs=differs, one_side=one_side)
 
 
 def warning_lines(tc):
@@ -35,6 +37,5 @@ def warning_lines(tc):
     out = ["warning: the two sides were built with different toolchains; a change below may "
            "be the toolchain's, not the code's:"]
     for k in tc["differs"]:
-        out.append("  %s: base %s, head %s" % (k, tc["base"].get(k, "(none)"),
-                                                tc["head"].get(k, "(none)")))
+        out.append("  %s: base %s, head %s" % (k, tc["base"][k], tc["head"][k]))
     return out

@@ -101,10 +101,11 @@ NOT_BUILT = "not built"
 class Outcome:
     """What happened to one commit: status 'recorded', 'skipped' (already recorded), NOT_BUILT
     (the build failed: why is its first compiler error and its log) or 'failed' (hotbench
-    failed, the selection cannot run), with a sentence."""
+    failed, the selection cannot run), with a sentence; error: a build's first compiler error
+    (one line, its message joined on; "" unless NOT_BUILT)."""
 
-    def __init__(self, status, why, seconds=0.0):
-        self.status, self.why, self.seconds = status, why, seconds
+    def __init__(self, status, why, seconds=0.0, error=""):
+        self.status, self.why, self.seconds, self.error = status, why, seconds, error
 
 
 class Backfill:
@@ -171,9 +172,9 @@ class Backfill:
         try:
             binary = self.build(sha)
         except revisions.BuildError as e:
-            why = "; ".join(e.error) or "no compiler error in its log"
+            why = " ".join(e.error) or "no compiler error in its log"
             return Outcome(NOT_BUILT, "%s; its build log: %s" % (why, e.log),
-                           time.time() - started)
+                           time.time() - started, error=why)
         self.built_s = time.time() - started
         os.makedirs(self.out_dir, exist_ok=True)
         final = os.path.join(self.out_dir, "%s-%s.json" % (
@@ -232,7 +233,7 @@ class Backfill:
                 o = self.one(con, machine, sha)
                 counts[o.status] += 1
                 if o.status == NOT_BUILT:
-                    self.not_built.append((sha, subject, o.why.split("; ")[0]))
+                    self.not_built.append((sha, subject, o.error))
                 if o.status != "skipped":
                     run_secs.append(o.seconds)
                 left = len(commits) - i
