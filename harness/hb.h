@@ -1,4 +1,4 @@
-/* hb.h - hotbench's C API over google-benchmark (Debian's 1.7.1).
+/* hb.h - hotbench's C API over google-benchmark 1.7 to 1.9 (hb_shim.cc, by feature test).
  *
  * Cases are C; one C++ file (hb_shim.cc) implements this over benchmark::State and
  * benchmark::internal::Benchmark. A case registers C functions with argument lists or ranges,

@@ -22,9 +22,10 @@ case $(build_flags "$1") in *-fsanitize*) sanitized=1 ;; esac
     --benchmark_filter='^bufgrow/exact/size:67108864/|^rfc3339/simd/rows:1000/' \
     --benchmark_out="$work/counters.json" >"$work/out" 2>&1
 check "counters run exits 0" test $? -eq 0
-check "counters are sensible" /usr/bin/python3 - "$work/counters.json" <<'PY'
+check "counters are sensible" /usr/bin/python3 - "$work/counters.json" "$sanitized" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+sanitized = sys.argv[2] == "1"
 rows = {b["name"].split("/")[0]: b for b in d["benchmarks"] if b["run_type"] == "iteration"}
 assert set(rows) == {"bufgrow", "rfc3339"}, rows.keys()
 grow, ts = rows["bufgrow"], rows["rfc3339"]
@@ -40,7 +41,11 @@ assert grow["peak_rss_bytes"] >= size, grow
 g = grow["peak_rss_growth_bytes"]
 assert size - (1 << 20) <= g <= min(grow["peak_rss_bytes"], size + (16 << 20)), grow
 assert 0 <= ts["peak_rss_growth_bytes"] < size, ts
-assert ts["minor_faults"] < 1 and ts["minor_faults_per_mb"] < 1, ts
+# A parse touches no fresh page, but under ASan its stack frames may: gcc 14's libasan checks
+# stack-use-after-return by default (ASAN_OPTIONS detect_stack_use_after_return, false in gcc
+# 12's), frames on fake stacks of fresh pages: 0.42 faults per iteration of 1000 rows seen.
+if not sanitized:
+    assert ts["minor_faults"] < 1 and ts["minor_faults_per_mb"] < 1, ts
 assert ts["peak_rss_bytes"] > 0, ts
 how = d["context"]["hb_syscall_counts"]
 calls = ("mmap_calls", "munmap_calls", "mremap_calls", "madvise_calls")
