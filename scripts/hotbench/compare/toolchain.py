@@ -7,12 +7,13 @@ difference in the table may be the toolchain's rather than the change's, and the
 so (measurement rule 9: like with like)."""
 
 KEYS = ("hb_compiler", "hb_benchmark_version")
+NOT_TOOLCHAIN = ("json_schema_version",)  # google-benchmark 1.9's JSON format, not a library
 
 
 def describe(context):
     """{key: value} of the toolchain keys present in one run's context (a dict; {} -> {})."""
     return {k: str(v) for k, v in sorted((context or {}).items())
-            if k in KEYS or k.endswith("_version")}
+            if k in KEYS or (k.endswith("_version") and k not in NOT_TOOLCHAIN)}
 
 
 def compare(contexts):

@@ -4,6 +4,10 @@ machine's calibration, from the context or the bench status)."""
 from ..units import fmt_bytes
 from .views import FALLBACK_LLC
 
+# google-benchmark's own context keys from 1.9 on (its version, shown above as
+# hb_benchmark_version, and its JSON format's): not libraries of the run
+BENCHMARK_OWN = ("library_version", "json_schema_version")
+
 
 def environment(run, status=None):
     """The environment table: Markdown lines. Seeds and generator parameters are the context's
@@ -36,7 +40,8 @@ def environment(run, status=None):
                       "bookkeeping is negligible)%s" % (
                           c.get("hb_benchmark_version", "?"), c.get("library_build_type", "?"),
                           "".join(", %s %s" % (k[:-len("_version")], v) for k, v in c.items()
-                                  if k.endswith("_version") and not k.startswith("hb_")))),
+                                  if k.endswith("_version") and not k.startswith("hb_")
+                                  and k not in BENCHMARK_OWN))),
         ("profile", "%s, %s repetitions, budget %s s, reads of %s bytes" % (
             c.get("hb_profile", "?"), c.get("hb_repetitions", "?"), c.get("hb_budget_s", "?"),
             c.get("hb_read_size", "?"))),
