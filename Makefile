@@ -1,7 +1,13 @@
 # hotbench - the front door. `make test` proves it, `make bench` runs it.
 #   make            build the tools (build/hotbench, build/hotbench-gen, build/hotbench-decode)
-#   make test       install missing packages, build with -Werror, run the unit and CLI tests and
-#                   every benchmark once on small inputs; then the same tests under ASan + UBSan
+#   make test       install missing packages, then build two trees at once, with -Werror
+#                   (build-test/) and under ASan + UBSan (build-asan/), and run every test in
+#                   both at once, ctest -j by core count (lines prefixed "test:" and "asan:"):
+#                   the unit and CLI tests, every benchmark once on small inputs, the engine's
+#                   self-tests. What CI runs. TEST_ARGS passes ctest options to both, e.g.
+#                   TEST_ARGS='-L engine' (labels: unit, cli, smoke, engine)
+#   make check      the everyday loop after an edit: an incremental build of build-test/ and its
+#                   unit and CLI tests (ctest -L 'unit|cli'), under a minute
 #   make bench      calibrate, then every part: the in-process suite with the 1.7 GB payloads
 #                   (results/runs/<time>-<sha>.json), the whole-process runs, the peers when
 #                   installed, then the report; results/bench-status.json records each part
@@ -43,13 +49,34 @@ build: deps
 	@$(CMAKE_GEN) -B $(BUILD) -DHB_TESTS=OFF >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The two test trees are independent: make -j2 configures, builds and tests them at the same
+# time (a core idles less: each ctest waits on its slowest tests). Each tree's lines carry its
+# name; ctest's summary of each ends its block. Both run to the end; either failing fails.
+TEST_ARGS ?=
+TEST_TREES = test-tree-test test-tree-asan
+test-tree-test: TREE = $(TEST_BUILD)
+test-tree-test: TREE_FLAGS = -DHB_WERROR=ON -DHB_TEST_HOOKS=ON -DHB_SANITIZE=OFF
+test-tree-test: TAG = test
+test-tree-asan: TREE = $(ASAN_BUILD)
+test-tree-asan: TREE_FLAGS = -DHB_WERROR=ON -DHB_TEST_HOOKS=OFF -DHB_SANITIZE=ON
+test-tree-asan: TAG = asan
+.PHONY: check $(TEST_TREES)
+$(TEST_TREES): SHELL := /bin/bash
+
 test: deps
-	@$(CMAKE_GEN) -B $(TEST_BUILD) -DHB_WERROR=ON -DHB_TEST_HOOKS=ON >/dev/null
+	@$(MAKE) -j2 -k $(TEST_TREES)
+
+$(TEST_TREES):
+	@set -o pipefail; { $(CMAKE_GEN) -B $(TREE) $(TREE_FLAGS) >/dev/null && \
+	    cmake --build $(TREE) -j $(JOBS) && \
+	    ctest --test-dir $(TREE) -j $(JOBS) --output-on-failure $(TEST_ARGS); } 2>&1 | \
+	    sed -u 's/^/$(TAG): /'
+
+check:
+	@test -e $(TEST_BUILD)/CMakeCache.txt || \
+	    $(CMAKE_GEN) -B $(TEST_BUILD) -DHB_WERROR=ON -DHB_TEST_HOOKS=ON >/dev/null
 	@cmake --build $(TEST_BUILD) -j $(JOBS)
-	cd $(TEST_BUILD) && ctest --output-on-failure
-	@$(CMAKE_GEN) -B $(ASAN_BUILD) -DHB_WERROR=ON -DHB_SANITIZE=ON >/dev/null
-	@cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ctest --output-on-failure
+	@ctest --test-dir $(TEST_BUILD) -j $(JOBS) -L '^(unit|cli)$$' --output-on-failure $(TEST_ARGS)
 
 bench: build
 	@/usr/bin/python3 scripts/bench.py --profile full --build $(BUILD) \

@@ -38,7 +38,6 @@ Units: N in the benchmark's own unit (bytes, rows, tags, volumes), t in seconds.
 import math
 
 import numpy as np
-from scipy import optimize, stats
 
 from .units import fmt_time
 
@@ -99,6 +98,7 @@ class PowerFit:
                 return p[0] + p[1] * np.log(x)
             p0 = [np.log(ms[-1]), k0]
             lo, hi = [-np.inf, k_bounds[0]], [np.inf, k_bounds[1]]
+        from scipy import optimize  # here: its import costs every script a third of a second
         res = optimize.least_squares(lambda p: model(p, xs) - y, p0, bounds=(lo, hi),
                                      x_scale="jac", max_nfev=20000)
         self._model, self.p = model, res.x
@@ -107,6 +107,7 @@ class PowerFit:
         self.s = math.sqrt(float(r @ r) / self.dof)
         J = res.jac
         self.cov = np.linalg.pinv(J.T @ J) * self.s ** 2
+        from scipy import stats
         self.tq = float(stats.t.ppf(0.975, self.dof))
         ik = 2 if self.with_constant else 1
         self.k = float(self.p[ik])
@@ -181,12 +182,14 @@ class PiecewiseFit:
             self.why = "as many parameters as sizes: no interval"
             return
         A = np.column_stack(cols) / t[:, None]
+        from scipy import optimize
         res = optimize.lsq_linear(A, np.ones_like(t), bounds=(0, np.inf))
         self.p = res.x
         self.dof = len(N) - len(cols)
         r = A @ self.p - 1
         self.s = math.sqrt(float(r @ r) / self.dof) if self.dof > 0 else float("nan")
         self.cov = np.linalg.pinv(A.T @ A) * self.s ** 2
+        from scipy import stats
         self.tq = stats.t.ppf(0.975, self.dof) if self.dof > 0 else float("inf")
         self.a, self.b, self.c = (float(v) for v in self.p[:3])
         self.d = float(self.p[3]) if self.jump else 0.0

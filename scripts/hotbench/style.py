@@ -9,25 +9,50 @@ fonts, one colour per strategy kept across charts, the files each chart is writt
 Run under /usr/bin/python3 (Debian's python3-matplotlib).
 """
 
+import functools
 import inspect
 import os
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-plt.rcParams.update({"font.size": 9, "legend.fontsize": 7.5, "axes.titlesize": 10,
-                     "figure.dpi": 110, "savefig.bbox": "tight",
-                     "svg.hashsalt": "hotbench"})  # SVG ids the same from run to run
-# Distinct hues: tab10, then black, dark gold, navy, lime, maroon (no two shades of one hue).
-_PALETTE = list(plt.get_cmap("tab10").colors) + ["#000000", "#b8860b", "#000080", "#7fff00",
-                                                 "#800000"]
-_colours = {}
 # The files each chart is written as; the report's --chart-formats and --dpi change them (tests
 # draw PNG only, at a low resolution). An empty tuple: charts are drawn, no file is written.
 FORMATS = ("png", "svg")
-DPI = None  # None: matplotlib's savefig.dpi (figure.dpi above)
+DPI = None  # None: matplotlib's savefig.dpi (figure.dpi below)
+
+
+@functools.lru_cache(maxsize=None)
+def _pyplot():
+    """matplotlib.pyplot on the Agg backend with the style below, imported on first use: the
+    import takes a quarter of a second, which every script's --help and every chart-less run
+    would otherwise pay."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+    pyplot.rcParams.update({"font.size": 9, "legend.fontsize": 7.5, "axes.titlesize": 10,
+                            "figure.dpi": 110, "savefig.bbox": "tight",
+                            "svg.hashsalt": "hotbench"})  # SVG ids the same from run to run
+    if DPI:
+        pyplot.rcParams["savefig.dpi"] = DPI
+    return pyplot
+
+
+class _LazyPyplot:
+    """Stands for matplotlib.pyplot (`from hotbench.style import plt`; plt.subplots(...)): each
+    attribute is pyplot's, the module imported at the first one."""
+
+    def __getattr__(self, name):
+        return getattr(_pyplot(), name)
+
+
+plt = _LazyPyplot()
+_colours = {}
+
+
+@functools.lru_cache(maxsize=None)
+def _palette():
+    """Distinct hues: tab10, then black, dark gold, navy, lime, maroon (no two shades of one
+    hue)."""
+    return list(_pyplot().get_cmap("tab10").colors) + ["#000000", "#b8860b", "#000080",
+                                                       "#7fff00", "#800000"]
 
 
 def configure(formats=None, dpi=None):
@@ -38,13 +63,14 @@ def configure(formats=None, dpi=None):
         FORMATS = tuple(f for f in formats if f != "none")
     if dpi:
         DPI = dpi
-        plt.rcParams["savefig.dpi"] = dpi
+        if _pyplot.cache_info().currsize:
+            _pyplot().rcParams["savefig.dpi"] = dpi
 
 
 def colour(strategy):
     """A stable colour per strategy name, the same in every chart of a report."""
     if strategy not in _colours:
-        _colours[strategy] = _PALETTE[len(_colours) % len(_PALETTE)]
+        _colours[strategy] = _palette()[len(_colours) % len(_palette())]
     return _colours[strategy]
 
 

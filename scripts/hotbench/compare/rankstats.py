@@ -12,7 +12,6 @@ import functools
 import math
 
 import numpy as np
-from scipy.stats import mannwhitneyu
 
 
 @functools.lru_cache(maxsize=None)
@@ -74,4 +73,5 @@ def mw_p(base, head):
     b, h = np.where(np.isfinite(b), b, big * 10), np.where(np.isfinite(h), h, big * 10)
     if np.all(b == b[0]) and np.all(h == b[0]):
         return 1.0
+    from scipy.stats import mannwhitneyu  # here: its import costs every script a third of a second
     return float(mannwhitneyu(h, b, alternative="two-sided").pvalue)
