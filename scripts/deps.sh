@@ -36,6 +36,7 @@ core_needs=(
     "numpy|python3-numpy|fits"
     "scipy|python3-scipy|fits"
     "valgrind|valgrind|instruction counts (gate, limits)"
+    "ccache|ccache|revision builds sharing unchanged files (compare, bisect, their tests)"
     "google-benchmark tools|libbenchmark-tools|compare.py (tests/test_exports.py)"
     "PyYAML|python3-yaml|tests/test_workflows.py"
     "jemalloc|libjemalloc2|--hb_allocator=jemalloc (libjemalloc.so.*)"

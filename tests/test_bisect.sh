@@ -18,7 +18,7 @@
 # `make bench-ci` (HB_BASE=4, the head build the bisection's commit 8: make -o build-ci) and
 # `make history-run REVS=3..4`: each names the revision, its first compiler error
 # (harness/hb_err.c:<line>) and `not built`, exits 3 (make: "Error 3"), no traceback.
-# The compares are short (2 ABBA blocks, 2 confirming, no callgrind and no fits: the bisection's
+# The compares are short (2 ABBA blocks, no callgrind and no fits: the bisection's
 # logic, not the compare's power, is tested). About 4 builds of the tree (GOOD, BAD and 2 steps, ~15-30 s
 # each on 2 cores), 4 failing ones
 # (a configure and one file: 7-11 s each) and short compares: 2.5 to 7 minutes (145-276 s seen
@@ -134,7 +134,7 @@ check "the refusals wrote nothing" test ! -e "$repo/results/runs"
 # the compiler's first error in commit 4, as every command must show it
 error="$broken:$broken_line:[0-9]+: error: "
 bisect found GOOD="${c[1]}" BAD="${c[8]}" FILTER="$filter" HOOKS=1 ROUNDS=2 \
-    COMPARE_ARGS="--confirm-rounds=2 --no-instructions --no-complexity"
+    COMPARE_ARGS="--no-instructions --no-complexity"
 check "bisection: exit 0" test "$status" -eq 0
 check "bisection: commit 4 skipped at its step, with its compiler error" \
     has found "^bisect: step [0-9]+ +${c[4]:0:12} not-built +-> skip +$error"

@@ -1,6 +1,10 @@
 """revisions - a revision's hotbench, built once: `git worktree add` of the commit into
-build-rev/src-<commit>/, configured and built into build-rev/<commit>[-hooks]/ (release flags,
-the same as build-ci), the source worktree removed afterwards. A later compare of the same
+build-rev/.src/ (one path for every commit, one build at a time: build-rev/.src.lock),
+configured and built into build-rev/<commit>[-hooks]/ (release flags, the same as build-ci), the
+source worktree removed afterwards. With ccache installed, the compiler runs under it
+(CCACHE_DIR build-rev/.ccache unless set, CCACHE_NOHASHDIR, CCACHE_NODIRECT): the commits of a bisection or a
+compare share every file they do not change, as their sources sit at the same path; the
+objects are the compiler's own, so the binary is the same as without it. A later compare of the same
 commit reuses the binary if it was configured with today's options (the stamp file `built`
 holds them). The working tree (uncommitted changes included) builds into
 build-rev/worktree[-hooks]/ and is rebuilt every time (make decides what changed).
@@ -13,6 +17,7 @@ then writes a `not built` verdict and exits 3, so that `git bisect run` skips th
 build").
 """
 
+import fcntl
 import os
 import re
 import shutil
@@ -116,23 +121,44 @@ def cmake_args(hooks):
             "-DHB_TEST_HOOKS=" + ("ON" if hooks else "OFF")]
 
 
-def run_logged(cmd, log_path, cwd=None):
+def run_logged(cmd, log_path, cwd=None, env=None):
     """Runs cmd with its output appended to log_path; its exit status."""
     with open(log_path, "a") as f:
         f.write("$ " + " ".join(cmd) + "\n")
         f.flush()
-        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd)
+        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd, env=env)
 
 
-def compile_tree(src, bdir, hooks, commit, subject):
+def compiler_cache(cache):
+    """(extra configure options, environment) that put the compiler under ccache when it is
+    installed and the user's environment names no launcher of its own; ([], None) otherwise.
+    cache: build-rev/, whose .ccache/ holds the objects unless CCACHE_DIR is set. The cwd of a
+    compile (build-rev/<commit>/...) is left out of the hash (CCACHE_NOHASHDIR): only the
+    sources' path, the same for every commit, and their contents count."""
+    if not shutil.which("ccache") or os.environ.get("CMAKE_C_COMPILER_LAUNCHER") or \
+            os.environ.get("CMAKE_CXX_COMPILER_LAUNCHER"):
+        return [], None
+    # CCACHE_NODIRECT: the preprocessor's output is hashed, never ccache's list of the headers
+    # a file included: that list misses a header that __has_include did not find then and
+    # finds now (harness/hb_testhook_builtin.h), and would reuse the object compiled without it
+    env = dict(os.environ, CCACHE_NOHASHDIR="1", CCACHE_NODIRECT="1")
+    env.setdefault("CCACHE_DIR", os.path.join(cache, ".ccache"))
+    return ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"], env
+
+
+def compile_tree(src, bdir, hooks, commit, subject, launcher=([], None)):
     """Configures and builds src's hotbench into bdir (its log, bdir/build.log, started afresh);
-    returns the binary's path. Raises BuildError(commit, subject, first error, log)."""
+    returns the binary's path. launcher: compiler_cache()'s answer. Raises BuildError(commit,
+    subject, first error, log)."""
     os.makedirs(bdir, exist_ok=True)
     logf = os.path.join(bdir, "build.log")
     open(logf, "w").close()  # one attempt per log: its first error is this build's
     jobs = str(os.cpu_count() or 2)
-    if run_logged(["cmake", "-S", src, "-B", bdir] + cmake_args(hooks), logf) != 0 or \
-            run_logged(["cmake", "--build", bdir, "-j", jobs, "--target", "hotbench"], logf) != 0:
+    extra, env = launcher
+    if run_logged(["cmake", "-S", src, "-B", bdir] + cmake_args(hooks) + extra, logf,
+                  env=env) != 0 or \
+            run_logged(["cmake", "--build", bdir, "-j", jobs, "--target", "hotbench"], logf,
+                       env=env) != 0:
         raise BuildError(commit, subject, first_error(logf, src), logf)
     return os.path.join(bdir, "hotbench")
 
@@ -150,9 +176,23 @@ def build(root, commit, hooks=False, log=print):
     if cached_binary(bdir, hooks):
         log("compare: %s: cached build (build-rev/%s/)" % (commit[:12], commit + suffix))
         return cached_binary(bdir, hooks)
-    src = os.path.join(cache, "src-" + commit + suffix)
     log("compare: %s: building in a git worktree (build-rev/%s/, about 20 s on 2 cores)" % (
         commit[:12], commit + suffix))
+    os.makedirs(cache, exist_ok=True)
+    with open(os.path.join(cache, ".src.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # build-rev/.src/ is one commit's at a time
+        if cached_binary(bdir, hooks):  # built by another compare while this one waited
+            return cached_binary(bdir, hooks)
+        compile_commit(root, cache, commit, bdir, hooks)
+    with open(os.path.join(bdir, STAMP), "w") as f:
+        f.write(" ".join(cmake_args(hooks)))
+    return os.path.join(bdir, "hotbench")
+
+
+def compile_commit(root, cache, commit, bdir, hooks):
+    """`git worktree add` of commit at cache/.src/, compile_tree into bdir, the worktree
+    removed whatever happens. Raises BuildError."""
+    src = os.path.join(cache, ".src")
     if os.path.exists(src):
         git(root, "worktree", "remove", "--force", src)
         shutil.rmtree(src, ignore_errors=True)
@@ -161,13 +201,10 @@ def build(root, commit, hooks=False, log=print):
     if git(root, "worktree", "add", "--detach", "--force", src, commit) is None:
         raise BuildError(commit, subject, ["git worktree add of it into %s failed" % src], None)
     try:
-        compile_tree(src, bdir, hooks, commit, subject)
+        compile_tree(src, bdir, hooks, commit, subject, compiler_cache(cache))
     finally:
         git(root, "worktree", "remove", "--force", src)
         shutil.rmtree(src, ignore_errors=True)
-    with open(os.path.join(bdir, STAMP), "w") as f:
-        f.write(" ".join(cmake_args(hooks)))
-    return os.path.join(bdir, "hotbench")
 
 
 def cached_binary(bdir, hooks):
