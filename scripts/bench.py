@@ -311,6 +311,30 @@ def read_reference(reference, profile):
     return ref, None
 
 
+def per_benchmark(names, reference_run, here):
+    """The in-process part priced benchmark by benchmark (estimate.benchmarks): ({"names",
+    "each": [seconds]} or None when the recorded run is unusable, a sentence of the model or of
+    why not, the summary's fields). here: this machine's calibration with "mhz", or None."""
+    rel = os.path.relpath(reference_run, TOP)
+    rows, rcal = read_reference_run(reference_run)
+    if rows is None:
+        return None, "in-process: %s" % rcal, {}
+    try:
+        each, info = estimate.benchmarks(names, rows, rcal, here)
+    except estimate.EstimateError as e:
+        return None, "in-process: %s" % e, {}
+    if here is None:
+        info["notes"] = ["unscaled: no calibration on this machine"]
+    more = {"reference_run": rel, "benchmarks": len(names), "unrecorded": info["unrecorded"],
+            "in_process": {"s_ft": round(info["s_ft"], 4), "s_cpu": round(info["s_cpu"], 4)}}
+    line = ("in-process: %d benchmarks, each priced from %s (%s%s): a benchmark faster than its "
+            "minimum time takes that time on any machine, the rest and the untimed work scale"
+            % (len(names), rel, "; ".join(info["notes"]),
+               "; %d not in the record, priced like their neighbours" % info["unrecorded"]
+               if info["unrecorded"] else ""))
+    return {"names": names, "each": each}, line, more
+
+
 def expected_durations(parts, reference, profile, cal, names=None, reference_run=None):
     """Each part's expected seconds on this machine (hotbench/estimate.py has the model).
 
@@ -328,36 +352,15 @@ def expected_durations(parts, reference, profile, cal, names=None, reference_run
     summary = {"reference": os.path.relpath(reference, TOP), "reference_run": None}
     rows_plan, lines = None, []
     if "in-process" in parts and names and reference_run:
-        rows, rcal = read_reference_run(reference_run)
-        if rows is None:
-            lines.append("in-process: %s" % rcal)
-        else:
-            try:
-                each, info = estimate.benchmarks(names, rows, rcal, here if cal else None)
-            except estimate.EstimateError as e:
-                lines.append("in-process: %s" % e)
-            else:
-                if not cal:
-                    info["notes"] = ["unscaled: no calibration on this machine"]
-                rows_plan = {"names": names, "each": each}
-                summary.update(reference_run=os.path.relpath(reference_run, TOP),
-                               benchmarks=len(names), unrecorded=info["unrecorded"],
-                               in_process={"s_ft": round(info["s_ft"], 4),
-                                           "s_cpu": round(info["s_cpu"], 4)})
-                lines.append(
-                    "in-process: %d benchmarks, each priced from %s (%s%s): a benchmark "
-                    "faster than its minimum time takes that time on any machine, the rest "
-                    "and the untimed work scale" % (
-                        len(names), os.path.relpath(reference_run, TOP),
-                        "; ".join(info["notes"]),
-                        "; %d not in the record, priced like their neighbours" %
-                        info["unrecorded"] if info["unrecorded"] else ""))
+        rows_plan, line, more = per_benchmark(names, reference_run, here if cal else None)
+        lines.append(line)
+        summary.update(more)
     if ref is None:
         out = dict(unknown)
         if rows_plan:
             out["in-process"] = sum(rows_plan["each"])
         lines.append("the other parts: unknown (%s)" % why if rows_plan else
-                     "expected duration: unknown (%s)" % why)
+                     "unknown (%s)" % why)
         return out, lines, rows_plan, summary
     s_ft, s_cpu, notes = estimate.scales(ref.get("calibration") or {}, here if cal else None)
     if not cal:
@@ -616,6 +619,9 @@ class Bench:
             total = time.monotonic() - self.t0 + sum(known)
             log("  %-10s ~%s (with the calibration's %s)" % (
                 "total", fmt_span(total), fmt_span(time.monotonic() - self.t0)))
+        if self.a.hotbench_args and not self.rows_plan and "in-process" in self.a.parts:
+            log("hotbench arguments %s: the in-process estimate assumes the whole profile"
+                % " ".join(self.a.hotbench_args))
         summary.update(model=lines, expected_seconds=round(total, 1) if total is not None
                        else None, actual_seconds=None, actual_over_expected=None)
         self.doc["estimate"] = summary

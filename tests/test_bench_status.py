@@ -251,7 +251,6 @@ def test_estimate_per_benchmark_and_pace(top):
     strategy's), and the remaining time recomputed from the pace hotbench streams."""
     names = ["g/a/size:1/real_time", "g/a/size:2/real_time", "g/b/size:1/real_time",
              "g/a/size:3/real_time"]
-    ms = {"ns": 1e-9, "ms": 1e-3}
     rows = [("g/a/size:1/real_time", 1000, 0.2, "ms", 0),  # floor 0.2 s a repetition
             ("g/a/size:2/real_time", 1, 500.0, "ms", 0),   # one iteration over the floor
             ("g/b/size:1/real_time", 100, 4.0, "ms", 0)]   # floor 0.4 s

@@ -94,9 +94,9 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0):
     """The compare's expected seconds, step by step: {"probe", "screening", "confirmation":
     [none, likely, all], "callgrind", "total": [none, likely, all] (without a confirmation,
     with the likely one, with every benchmark confirmed), "benchmarks": count, "probe_parts":
-    (timed, overhead)}. names: the selection's benchmarks (hotbench --benchmark_list_tests); ir_names:
-    the instruction selection's (empty when the step is off); rows: the recorded run's rows
-    (estimate.run_rows); opts: the compare's Options (blocks, confirm_blocks, min_time,
+    (timed, overhead)}. names: the selection's benchmarks (hotbench --benchmark_list_tests);
+    ir_names: the instruction selection's (empty when the step is off); rows: the recorded run's
+    rows (estimate.run_rows); opts: the compare's Options (blocks, confirm_blocks, min_time,
     repetitions, max_iteration_s); measured: {name: iteration seconds} from the probe; pace:
     the factor on every overhead (at_pace)."""
     pt, po = process_seconds(names, rows, 0.0, 1, measured)
