@@ -71,7 +71,9 @@ part, so a run that dies midway leaves a truthful record:
    "parts": [{"name", "status": "ok"|"failed"|"skipped", "exit_code": int|null,
               "error": str|null, "seconds": float|null, "expected_seconds": float|null,
               "output": path of the file it wrote or null, "command": [argv]}]}
-"parts" lists the parts finished so far, in order (the report part sees the others).
+"parts" lists the parts finished so far, in order (the report part sees the others). The
+finished record is also kept as results/runs/<start, UTC>-bench-status.json: the runs keep each
+estimate beside its actual.
 
 Exit status: 0 every part ok or skipped, 1 a part failed, 2 usage, 130 interrupted (Ctrl-C
 stops the running part and its children, records it as failed and the rest as skipped).
@@ -839,6 +841,18 @@ def report_takes(script, option):
     return out.returncode == 0 and option in out.stdout.split()
 
 
+def keep_status(doc):
+    """Copies the finished status record to results/runs/<start, UTC>-bench-status.json, so that
+    the runs keep every estimate beside its actual (the record itself is rewritten by the next
+    run). A failure is a warning: the run's results are written already."""
+    stamp = doc["started"].replace("-", "").replace(":", "")
+    path = os.path.join(TOP, RESULTS, "runs", "%s-bench-status.json" % stamp)
+    try:
+        write_json_atomic(path, doc)
+    except OSError as e:
+        log("WARNING: the status record was not kept in %s: %s" % (path, e))
+
+
 def on_term(signum, frame):
     raise KeyboardInterrupt
 
@@ -880,6 +894,7 @@ def main(argv):
         est["actual_seconds"] = b.doc["seconds"]
         est["actual_over_expected"] = round(b.doc["seconds"] / est["expected_seconds"], 3)
         b.write_status(final=True)
+    keep_status(b.doc)
     failed = [p["name"] for p in b.doc["parts"] if p["status"] == "failed"]
     skipped = [p["name"] for p in b.doc["parts"] if p["status"] == "skipped"]
     log("done: %s; %s%s" % (

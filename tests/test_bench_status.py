@@ -286,6 +286,10 @@ def test_estimate_per_benchmark_and_pace(top):
     prog = [n for n in os.listdir(os.path.join(top, "results", "runs"))
             if n.endswith(".progress.jsonl")]
     assert len(prog) == 1 and not prog[0].startswith("."), prog
+    kept = [n for n in os.listdir(os.path.join(top, "results", "runs"))
+            if n.endswith("-bench-status.json")]
+    assert len(kept) == 1, kept  # the finished record, kept beside the runs
+    assert json.load(open(os.path.join(top, "results", "runs", kept[0]))) == doc
 
 
 def test_no_calibration(top):
