@@ -378,7 +378,7 @@ class Reporter : public benchmark::BenchmarkReporter
     std::vector<std::string> failed_;
     size_t skipped_ = 0;
     std::map<std::string, size_t> consumed_; // skip records used, per run name
-    std::FILE *progress_ = nullptr;           // --hb_progress (not owned), or NULL
+    std::FILE *progress_ = nullptr;          // --hb_progress (not owned), or NULL
     double progress_t0_ = 0;
     std::string progress_last_;
 };
