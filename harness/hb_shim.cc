@@ -255,6 +255,17 @@ class Reporter : public benchmark::BenchmarkReporter
             }
         }
         inner_->ReportRuns(runs);
+        NoteProgress(runs);
+    }
+    // Appends one JSON line per finished benchmark to f (the --hb_progress file, the caller's;
+    // NULL: none): {"row": "<run name>", "seconds": S}, S the monotonic seconds since t0. A
+    // benchmark counts once, when the first of its runs (its repetitions or their aggregates) is
+    // reported, i.e. when all its repetitions are done; flushed at once, so that a reader sees
+    // the pace of a run while it goes (scripts/bench.py).
+    void SetProgress(std::FILE *f, double t0)
+    {
+        progress_ = f;
+        progress_t0_ = t0;
     }
     void Finalize() override
     {
@@ -271,6 +282,25 @@ class Reporter : public benchmark::BenchmarkReporter
     }
 
   private:
+    void NoteProgress(const std::vector<Run> &runs)
+    {
+        if (!progress_ || runs.empty())
+            return;
+        std::string name = runs.front().run_name.str();
+        if (name == progress_last_)
+            return; // the aggregates after the repetitions of the same benchmark
+        progress_last_ = name;
+        std::string quoted;
+        for (char c : name) {
+            if (c == '"' || c == '\\')
+                quoted += '\\';
+            quoted += c;
+        }
+        std::fprintf(progress_, "{\"row\": \"%s\", \"seconds\": %.3f}\n", quoted.c_str(),
+                     hb_now_s() - progress_t0_);
+        std::fflush(progress_);
+    }
+
     // Adds the figures hb_state_skip_with recorded for this skipped row as counters (the JSON
     // prints a skipped row's counters; the console shows the message only).
     void InjectSkipFigures(Run *r)
@@ -348,6 +378,9 @@ class Reporter : public benchmark::BenchmarkReporter
     std::vector<std::string> failed_;
     size_t skipped_ = 0;
     std::map<std::string, size_t> consumed_; // skip records used, per run name
+    std::FILE *progress_ = nullptr;          // --hb_progress (not owned), or NULL
+    double progress_t0_ = 0;
+    std::string progress_last_;
 };
 
 // The family of the benchmark running now, for the callgrind dump labels (see HB_CALLGRIND).
@@ -461,6 +494,7 @@ struct Flags {
     bool manifest = false;
     bool list_only = false; // --benchmark_list_tests: nothing will run
     const char *allocator = "glibc"; // --hb_allocator (hb_alloc.h)
+    const char *progress = nullptr;  // --hb_progress: the file of finished benchmarks
 };
 
 // Parses one --hb_* flag a into *opt and *f. Returns 0, 1 when a is not an --hb_* flag, or 2
@@ -508,6 +542,12 @@ int parse_hb_flag(const char *a, hb_options *opt, Flags *f)
             return 2;
         }
         f->allocator = v;
+    } else if ((v = flag_value(a, "--hb_progress"))) {
+        if (!*v) {
+            std::fprintf(stderr, "hotbench: --hb_progress wants a file name\n");
+            return 2;
+        }
+        f->progress = v;
     } else if (!std::strcmp(a, "--hb_manifest")) {
         f->manifest = true;
     } else if (!std::strcmp(a, "--hb_calibrate")) {
@@ -747,12 +787,19 @@ void hb_print_help(void *f)
                  "                                 process-wide (google-benchmark, expat, zlib\n"
                  "                                 use it too, as in an application linking it).\n"
                  "                                 Recorded in the JSON context (hb_allocator*)\n"
-                 "  --hb_calibrate                 measure this machine (< 3 s: first touch of\n"
-                 "                                 256 MiB, warm copy of 64 MiB, medians of 3),\n"
+                 "  --hb_calibrate                 measure this machine (< 4 s: first touch of\n"
+                 "                                 256 MiB, warm copy of 64 MiB, a CPU loop,\n"
+                 "                                 medians of 3),\n"
                  "                                 print one JSON object and exit; runs nothing:\n"
                  "                                 {\"schema\": \"hotbench-calibration/1\",\n"
                  "                                  \"first_touch_gbps\": F, \"warm_copy_gbps\": F,\n"
-                 "                                  \"seconds\": F}\n"
+                 "                                  \"cpu_mops\": F, \"seconds\": F}\n"
+                 "                                 (cpu_mops: millions of steps per second of a\n"
+                 "                                 short CPU-bound loop, hb_calibrate.h)\n"
+                 "  --hb_progress=FILE             append one JSON line to FILE per benchmark\n"
+                 "                                 done, {\"row\": NAME, \"seconds\": S since the\n"
+                 "                                 start}, flushed at once (scripts/bench.py\n"
+                 "                                 reads the run's pace from it)\n"
                  "  --hb_manifest                  print the cases' descriptions as one JSON\n"
                  "                                 object (schema hotbench-manifest/1,\n"
                  "                                 docs/manifest.md) and exit; runs nothing.\n"
@@ -957,6 +1004,16 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
         return 1;
 
     Reporter display(benchmark::CreateDefaultDisplayReporter());
+    std::unique_ptr<std::FILE, int (*)(std::FILE *)> progress(nullptr, std::fclose);
+    if (flags.progress && !flags.list_only) {
+        progress.reset(std::fopen(flags.progress, "w"));
+        if (!progress) {
+            std::fprintf(stderr, "hotbench: --hb_progress: cannot write %s: %s\n", flags.progress,
+                         std::strerror(errno));
+            return 2;
+        }
+        display.SetProgress(progress.get(), hb_now_s());
+    }
     std::unique_ptr<benchmark::BenchmarkReporter> file_inner;
     std::unique_ptr<Reporter> file;
     if (out_file && *out_file) {

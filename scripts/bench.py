@@ -2,7 +2,7 @@
 """bench.py - one recorded run of the suite: calibrate, then run its parts, each as a subprocess.
 
 The recording path of `make bench` (--profile full) and `make bench-quick` (--profile quick).
-It first calibrates (`hotbench --hb_calibrate`: first-touch and warm-copy GB/s of this machine),
+It first calibrates (`hotbench --hb_calibrate`: first-touch and warm-copy GB/s and a CPU probe),
 prints the expected duration of each part, then runs the parts in order, streaming their output:
 
   in-process  hotbench (--hb_profile=quick for the quick profile) with --benchmark_out; the run
@@ -26,17 +26,34 @@ prints the expected duration of each part, then runs the parts in order, streami
               part this run ran without output is reported missing, never taken from an
               earlier run's file
 
-Expected durations. A part's expected seconds on this machine = its seconds in the reference
-record (results/reference/bench-status.json; bench-status-quick.json for the quick profile)
-times the reference's first-touch GB/s / this machine's: the suite's cost is dominated by
-touching fresh memory, so a machine that first-touches at half the speed takes twice as long.
-Without a calibration (here or in the record) the record's seconds are used unscaled, and
-without a reference record of the same profile the durations are "unknown". A part the record
-does not have is expected at its budget (allocators: 300 s, limits: 120 s), and at 0 when it will be skipped.
+Expected durations (scripts/hotbench/estimate.py has the model and where its constants come
+from). Before the parts start, the expected seconds of each part and the total are printed,
+with the model's figures; at the end, the actual total and actual/expected.
+  in-process  hotbench --benchmark_list_tests (same profile and arguments: a filtered run is
+              estimated for what it runs) gives the benchmarks; each is priced from its row in
+              the recorded run --reference-run (default results/reference/run.json, matched by
+              name, so the full run's rows serve the quick profile too): a benchmark faster
+              than its minimum time takes that time on any machine, while a single iteration
+              longer than it scales, its first-touch share (the row's minor faults at the
+              recording machine's first-touch rate) by that machine's first touch / this one's,
+              the rest by its CPU probe / this one's (the clock's MHz for records without a
+              probe, else unscaled, said so). A benchmark the record lacks is priced like its
+              neighbours (same strategy, else group).
+  the others  their seconds in the reference record (results/reference/bench-status.json;
+              bench-status-quick.json for the quick profile) scaled by the CPU factor, and by
+              the first-touch factor for the share the record states ("first_touch_share" of
+              a part; none is recorded yet). Without a calibration here the figures are used
+              unscaled; without a reference record of the same profile they are "unknown". A
+              part the record does not have is expected at its budget (allocators: 300 s,
+              limits: 120 s), and at 0 when it will be skipped.
 
 Progress: while a part runs, a line at least every --progress-every seconds (default 30) with
-the time elapsed and remaining. A failed part does not stop the later ones; the report is
-written from the parts that succeeded. At the end, the total duration and each part's.
+the time elapsed and remaining. For the in-process part hotbench streams each finished
+benchmark (--hb_progress, kept as results/runs/<run>.progress.jsonl): once 5% of the expected
+seconds are done, the remaining time is the expected seconds of the benchmarks left times the
+measured pace (seconds taken / seconds expected for those done); the other parts have no such
+signal and show the estimate. A failed part does not stop the later ones; the report is written
+from the parts that succeeded. At the end, the total duration and each part's.
 
 results/bench-status.json, rewritten atomically (temp + rename) at the start and after every
 part, so a run that dies midway leaves a truthful record:
@@ -46,10 +63,17 @@ part, so a run that dies midway leaves a truthful record:
    "calibration": {"schema": "hotbench-calibration/1", "first_touch_gbps", "warm_copy_gbps",
                    "seconds"} or null,
    "hotbench_args": [the arguments after --: a filtered run's durations estimate nothing],
+   "estimate": {"model": [sentences], "expected_seconds": the whole run's, or null when a part
+                is unknown, "actual_seconds" and "actual_over_expected" (null until finished),
+                "reference", "reference_run": paths, "benchmarks": count listed,
+                "unrecorded": count priced by neighbours, "in_process" and "parts":
+                {"s_ft", "s_cpu"} the factors used} or null before the plan,
    "parts": [{"name", "status": "ok"|"failed"|"skipped", "exit_code": int|null,
               "error": str|null, "seconds": float|null, "expected_seconds": float|null,
               "output": path of the file it wrote or null, "command": [argv]}]}
-"parts" lists the parts finished so far, in order (the report part sees the others).
+"parts" lists the parts finished so far, in order (the report part sees the others). The
+finished record is also kept as results/runs/<start, UTC>-bench-status.json: the runs keep each
+estimate beside its actual.
 
 Exit status: 0 every part ok or skipped, 1 a part failed, 2 usage, 130 interrupted (Ctrl-C
 stops the running part and its children, records it as failed and the rest as skipped).
@@ -70,6 +94,7 @@ import sys
 import threading
 import time
 
+from hotbench import estimate
 from hotbench.exports import write_run_exports
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -145,6 +170,10 @@ def parse_args(argv):
     ap.add_argument("--e2e-args", default="", help="options for scripts/e2e.sh (E2E_ARGS)")
     ap.add_argument("--reference", help="the durations record the estimates scale (default "
                     "results/reference/bench-status.json, -quick.json for the quick profile)")
+    ap.add_argument("--reference-run", metavar="PATH", help="the recorded run JSON whose "
+                    "benchmarks price the in-process part one by one (default "
+                    "results/reference/run.json; its benchmarks serve every profile: they are "
+                    "matched by name)")
     ap.add_argument("--history", metavar="PATH", help="the history database the in-process "
                     "run is appended to (default $HB_HISTORY, else results/history.sqlite; "
                     "docs/history.md)")
@@ -171,6 +200,8 @@ def parse_args(argv):
     if a.reference is None:
         name = "bench-status.json" if a.profile == "full" else "bench-status-%s.json" % a.profile
         a.reference = os.path.join(TOP, RESULTS, "reference", name)
+    if a.reference_run is None:
+        a.reference_run = os.path.join(TOP, RESULTS, "reference", "run.json")
     return a
 
 
@@ -191,13 +222,17 @@ def calibrate(hotbench, timeout=300):
         bad = ([] if cal.get("schema") == CALIBRATION_SCHEMA else ["schema"]) + [
             k for k in ("first_touch_gbps", "warm_copy_gbps", "seconds")
             if not seconds_or_rate(cal.get(k))]
+        if "cpu_mops" in cal and not seconds_or_rate(cal["cpu_mops"]):
+            bad.append("cpu_mops")
         if bad or cal["first_touch_gbps"] <= 0:
             raise ValueError("bad " + ", ".join(bad or ["first_touch_gbps"]))
     except (ValueError, AttributeError) as e:
         return None, "calibration unavailable: unreadable output of `%s` (%s)" % (
             " ".join(cmd), e)
-    return cal, "calibration: first touch %.3g GB/s, warm copy %.3g GB/s (%.1f s)" % (
-        cal["first_touch_gbps"], cal["warm_copy_gbps"], cal["seconds"])
+    return cal, "calibration: first touch %.3g GB/s, warm copy %.3g GB/s%s (%.1f s)" % (
+        cal["first_touch_gbps"], cal["warm_copy_gbps"],
+        ", CPU probe %.4g Msteps/s" % cal["cpu_mops"] if "cpu_mops" in cal else "",
+        cal["seconds"])
 
 
 def seconds_or_rate(v):
@@ -206,52 +241,168 @@ def seconds_or_rate(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
 
 
-def expected_durations(parts, reference, profile, cal):
-    """({part: expected seconds or None}, a sentence stating the model or why it is unknown)."""
-    unknown = dict.fromkeys(parts)
+def cpu_mhz():
+    """This machine's CPU clock from /proc/cpuinfo ("cpu MHz" of the first CPU), or None: the
+    CPU factor's fallback when a record has no CPU probe (hotbench.estimate.scales)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("cpu MHz"):
+                    return float(line.split(":", 1)[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def listed(hotbench, profile, extra):
+    """The benchmark names the in-process part will run, in order (hotbench
+    --benchmark_list_tests with the profile and the hotbench arguments: nothing runs), or None
+    when hotbench cannot list them."""
+    cmd = [hotbench, "--benchmark_list_tests=true"] + (
+        ["--hb_profile=" + profile] if profile != "full" else []) + list(extra)
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    names = out.stdout.split()
+    return names if out.returncode == 0 and names and all("/" in n for n in names) else None
+
+
+def read_reference_run(path):
+    """(rows, calibration dict) of the recorded run JSON at path (estimate.run_rows; the
+    calibration from its context: hb_calib_first_touch_gbps, hb_calib_cpu_mops, mhz_per_cpu), or
+    (None, a sentence why not)."""
+    rel = os.path.relpath(path, TOP)
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        rows = estimate.run_rows(doc, rel)
+    except (OSError, ValueError) as e:
+        return None, "no per-benchmark record (%s: %s)" % (rel, e)
+    ctx = doc.get("context") if isinstance(doc.get("context"), dict) else {}
+
+    def num(key):
+        try:
+            v = float(ctx.get(key))
+        except (TypeError, ValueError):
+            return None
+        return v if estimate.finite(v, True) else None
+
+    return rows, {"first_touch_gbps": num("hb_calib_first_touch_gbps"),
+                  "cpu_mops": num("hb_calib_cpu_mops"), "mhz": num("mhz_per_cpu")}
+
+
+def read_reference(reference, profile):
+    """(the reference durations record (dict) or None, a sentence why not)."""
     rel = os.path.relpath(reference, TOP)
     if not os.path.exists(reference):
-        return unknown, "expected duration: unknown (no reference record %s)" % rel
+        return None, "no reference record %s" % rel
     try:
         with open(reference) as f:
             ref = json.load(f)
-        ref_ft = (ref.get("calibration") or {}).get("first_touch_gbps")
-        ref_parts = {p["name"]: p for p in ref["parts"]}
-        if not seconds_or_rate(ref_ft) or ref_ft <= 0:
-            ref_ft = None
+        if not all(isinstance(p["name"], str) for p in ref["parts"]):
+            raise ValueError("a part without a name")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        return unknown, "expected duration: unknown (unreadable reference record %s: %s)" % (
-            rel, e)
+        return None, "unreadable reference record %s: %s" % (rel, e)
     if ref.get("profile") != profile:
-        return unknown, "expected duration: unknown (the reference record %s is of profile %s)" % (
-            rel, ref.get("profile"))
+        return None, "the reference record %s is of profile %s" % (rel, ref.get("profile"))
     if ref.get("hotbench_args"):
-        return unknown, ("expected duration: unknown (the reference record %s is of a partial run, "
-                         "hotbench arguments %s)" % (rel, ref.get("hotbench_args")))
-    if ref_ft and cal:
-        scale = ref_ft / cal["first_touch_gbps"]
-        model = ("expected duration = the reference run's seconds (%s, first touch %.3g GB/s) "
-                 "x %.3g / %.3g GB/s of first touch here = x %.2f (memory-bound cost dominates)"
-                 % (rel, ref_ft, ref_ft, cal["first_touch_gbps"], scale))
-    else:
-        scale = 1.0
-        why = ([] if cal else ["no calibration on this machine"]) + (
-            [] if ref_ft else ["the record has no calibration"])
-        model = "expected duration = the reference run's seconds (%s), unscaled: %s" % (
-            rel, " and ".join(why))
+        return None, "the reference record %s is of a partial run, hotbench arguments %s" % (
+            rel, ref.get("hotbench_args"))
+    return ref, None
+
+
+def per_benchmark(names, reference_run, here):
+    """The in-process part priced benchmark by benchmark (estimate.benchmarks): ({"names",
+    "each": [seconds]} or None when the recorded run is unusable, a sentence of the model or of
+    why not, the summary's fields). here: this machine's calibration with "mhz", or None."""
+    rel = os.path.relpath(reference_run, TOP)
+    rows, rcal = read_reference_run(reference_run)
+    if rows is None:
+        return None, "in-process: %s" % rcal, {}
+    try:
+        each, info = estimate.benchmarks(names, rows, rcal, here)
+    except estimate.EstimateError as e:
+        return None, "in-process: %s" % e, {}
+    if here is None:
+        info["notes"] = ["unscaled: no calibration on this machine"]
+    more = {"reference_run": rel, "benchmarks": len(names), "unrecorded": info["unrecorded"],
+            "in_process": {"s_ft": round(info["s_ft"], 4), "s_cpu": round(info["s_cpu"], 4)}}
+    line = ("in-process: %d benchmarks, each priced from %s (%s%s): a benchmark faster than its "
+            "minimum time takes that time on any machine, the rest and the untimed work scale"
+            % (len(names), rel, "; ".join(info["notes"]),
+               "; %d not in the record, priced like their neighbours" % info["unrecorded"]
+               if info["unrecorded"] else ""))
+    return {"names": names, "each": each}, line, more
+
+
+def expected_durations(parts, reference, profile, cal, names=None, reference_run=None):
+    """Each part's expected seconds on this machine (hotbench/estimate.py has the model).
+
+    parts: the part names; reference: the durations record (bench-status.json of a run);
+    cal: this machine's calibration (with "mhz") or None; names: the in-process benchmarks in
+    run order (listed()) or None; reference_run: the recorded run JSON of those benchmarks.
+    The in-process part is the sum of its benchmarks' predictions when names and the recorded
+    run are there, else the record's in-process seconds scaled like the other parts: by the CPU
+    factor, and by the first-touch factor for the share the record states ("first_touch_share"
+    of the part, 0 when absent). Returns ({part: seconds or None}, [sentences of the model],
+    {"names", "each": [seconds per benchmark]} or None, the estimate's summary dict)."""
+    unknown = dict.fromkeys(parts)
+    ref, why = read_reference(reference, profile)
+    here = dict(cal or {}, mhz=cpu_mhz())
+    summary = {"reference": os.path.relpath(reference, TOP), "reference_run": None}
+    rows_plan, lines = None, []
+    if "in-process" in parts and names and reference_run:
+        rows_plan, line, more = per_benchmark(names, reference_run, here if cal else None)
+        lines.append(line)
+        summary.update(more)
+    if ref is None:
+        out = dict(unknown)
+        if rows_plan:
+            out["in-process"] = sum(rows_plan["each"])
+        lines.append("the other parts: unknown (%s)" % why if rows_plan else
+                     "unknown (%s)" % why)
+        return out, lines, rows_plan, summary
+    s_ft, s_cpu, notes = estimate.scales(ref.get("calibration") or {}, here if cal else None)
+    if not cal:
+        notes = ["unscaled: no calibration on this machine"]
+    summary["parts"] = {"s_ft": round(s_ft, 4), "s_cpu": round(s_cpu, 4)}
+    ref_parts = {p["name"]: p for p in ref["parts"]}
     out = {}
     for p in parts:
         r = ref_parts.get(p)
         ok = r and r.get("status") == "ok" and seconds_or_rate(r.get("seconds"))
-        out[p] = r["seconds"] * scale if ok else None if r else PART_BUDGET.get(p)
-    return out, model
+        share = r.get("first_touch_share") if ok and seconds_or_rate(
+            r.get("first_touch_share")) else 0.0
+        out[p] = (estimate.part_seconds(r["seconds"], s_ft, s_cpu, share) if ok else
+                  None if r else PART_BUDGET.get(p))
+    if rows_plan:
+        out["in-process"] = sum(rows_plan["each"])
+    others = [p for p in parts if p != "in-process" or not rows_plan]
+    if others:
+        lines.append("%s: the seconds of %s, scaled by the CPU factor (and the first-touch "
+                     "factor for a share the record states): %s" % (
+                         ", ".join(others), os.path.relpath(reference, TOP), "; ".join(notes)))
+    return out, lines, rows_plan, summary
 
 
-def progress_line(name, elapsed, expected, later):
-    """'in-process 12:30 elapsed, ~20 min remaining of ~33 expected; total ~45 min left'."""
+def progress_line(name, elapsed, expected, later, pace=None):
+    """'in-process 12:30 elapsed, ~20 min remaining of ~33 expected; total ~45 min left'.
+    pace: (benchmarks done, benchmarks, seconds remaining, actual/expected factor or None) from
+    the part's measured pace (estimate.Pace), or None: the estimate alone."""
     head = "%s %s elapsed" % (name, fmt_clock(elapsed))
     if expected is None:
         return head + " (expected duration unknown)"
+    if pace is not None:
+        done, count, left, factor = pace
+        head += ", %d/%d benchmarks" % (done, count)
+        if factor is not None:
+            line = "%s, ~%s remaining at the measured pace (x%.2f the estimate; ~%s expected " \
+                   "at the start)" % (head, fmt_span(left), factor, fmt_span(expected))
+            if later is None:
+                return line + "; the later parts: unknown"
+            return line + "; total ~%s left" % fmt_span(left + later)
     left = max(expected - elapsed, 0.0)
     if elapsed <= expected:
         line = "%s, ~%s remaining of ~%s expected" % (head, fmt_span(left), fmt_span(expected))
@@ -261,6 +412,30 @@ def progress_line(name, elapsed, expected, later):
     if later is None:
         return line + "; the later parts: unknown"
     return line + "; total ~%s left" % fmt_span(left + later)
+
+
+class ProgressFile:
+    """Follows hotbench's --hb_progress file (one JSON line per benchmark done) into an
+    estimate.Pace; lines not yet complete or not readable are left for the next poll."""
+
+    def __init__(self, path, pace):
+        self.path, self.pace, self.offset = path, pace, 0
+
+    def poll(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return
+        end = data.rfind(b"\n") + 1
+        self.offset += end
+        for line in data[:end].splitlines():
+            try:
+                d = json.loads(line)
+                self.pace.done(d["row"], float(d["seconds"]))
+            except (ValueError, KeyError, TypeError):
+                continue
 
 
 def copy_stderr(pipe, tail):
@@ -346,6 +521,8 @@ def machine_context(cal):
     if cal:
         ctx += [("hb_calib_first_touch_gbps", "%.4g" % cal["first_touch_gbps"]),
                 ("hb_calib_warm_copy_gbps", "%.4g" % cal["warm_copy_gbps"])]
+        if seconds_or_rate(cal.get("cpu_mops")):
+            ctx.append(("hb_calib_cpu_mops", "%.4g" % cal["cpu_mops"]))
     return ",".join("%s=%s" % (k, clean(v)) for k, v in ctx)
 
 
@@ -388,15 +565,18 @@ class Bench:
         self.hotbench = os.path.join(a.build, "hotbench")
         self.rev = git("describe", "--always", "--dirty", "--abbrev=12", default="unknown")
         self.expected = dict.fromkeys(a.parts)
+        self.rows_plan = None  # {"names", "each"}: the in-process benchmarks' predictions
         self.interrupted = False
         self.t0 = time.monotonic()
         self.doc = {"schema": STATUS_SCHEMA, "profile": a.profile, "started": utc_now(),
                     "finished": None, "seconds": 0.0, "git_revision": self.rev,
                     "host": socket.gethostname(), "calibration": None,
-                    "hotbench_args": a.hotbench_args, "parts": []}
+                    "hotbench_args": a.hotbench_args, "estimate": None, "parts": []}
 
-    def write_status(self):
-        self.doc["seconds"] = round(time.monotonic() - self.t0, 3)
+    def write_status(self, final=False):
+        """Rewrites the status record; final: the seconds stay those already recorded."""
+        if not final:
+            self.doc["seconds"] = round(time.monotonic() - self.t0, 3)
         write_json_atomic(os.path.join(TOP, STATUS), self.doc)
 
     def durations(self):
@@ -407,13 +587,22 @@ class Bench:
                                if each else "")
 
     def plan(self):
-        """Calibrates, prints each part's expected duration and the model behind it."""
+        """Calibrates, lists the in-process benchmarks, prints each part's expected duration and
+        the model behind it, and records them (doc["estimate"])."""
         cal, msg = calibrate(self.hotbench)
         self.doc["calibration"] = cal
         log(msg)
-        self.expected, model = expected_durations(self.a.parts, self.a.reference,
-                                                  self.a.profile, cal)
-        log(model)
+        names = None
+        if "in-process" in self.a.parts:
+            names = listed(self.hotbench, self.a.profile, self.a.hotbench_args)
+            if names is None:
+                log("in-process: hotbench did not list its benchmarks "
+                    "(--benchmark_list_tests): the part is estimated as a whole")
+        self.expected, lines, self.rows_plan, summary = expected_durations(
+            self.a.parts, self.a.reference, self.a.profile, cal, names, self.a.reference_run)
+        log("expected duration: " + lines[0])
+        for line in lines[1:]:
+            log("  " + line)
         for part, script in (("allocators", ALLOC_SCRIPT), ("limits", LIMITS_SCRIPT)):
             if part in self.expected and not os.path.exists(os.path.join(TOP, script)):
                 self.expected[part] = 0.0  # skipped: no script to run
@@ -426,11 +615,19 @@ class Bench:
             e = self.expected[p]
             log("  %-10s %s" % (p, "~" + fmt_span(e) if e is not None else "unknown"))
         known = [e for e in self.expected.values() if e is not None]
+        total = None
         if known and len(known) == len(self.expected):
-            log("  %-10s ~%s" % ("total", fmt_span(sum(known))))
-        if self.a.hotbench_args:
-            log("hotbench arguments %s: the estimate assumes the whole profile"
+            # the whole run's: the calibration and listing so far, then the parts
+            total = time.monotonic() - self.t0 + sum(known)
+            log("  %-10s ~%s (with the calibration's %s)" % (
+                "total", fmt_span(total), fmt_span(time.monotonic() - self.t0)))
+        if self.a.hotbench_args and not self.rows_plan and "in-process" in self.a.parts:
+            log("hotbench arguments %s: the in-process estimate assumes the whole profile"
                 % " ".join(self.a.hotbench_args))
+        summary.update(model=lines, expected_seconds=round(total, 1) if total is not None
+                       else None, actual_seconds=None, actual_over_expected=None)
+        self.doc["estimate"] = summary
+        self.write_status()
 
     def later(self, name):
         """Expected seconds of the parts after `name`, or None when one is unknown."""
@@ -438,12 +635,21 @@ class Bench:
         vals = [self.expected[p] for p in rest]
         return None if None in vals else sum(vals)
 
-    def run(self, name, cmd, env=None):
+    def run(self, name, cmd, env=None, follow=None):
+        """Runs part name's command with progress lines; follow: a ProgressFile whose measured
+        pace recomputes the remaining time (None: the estimate alone)."""
         log("%s: %s" % (name, " ".join(shlex.quote(c) for c in cmd)))
         expected, later = self.expected.get(name), self.later(name)
-        rc, tail, secs, intr = run_child(
-            cmd, self.a.progress_every,
-            lambda elapsed: progress_line(name, elapsed, expected, later), env)
+
+        def line(elapsed):
+            pace = None
+            if follow is not None and expected is not None:
+                follow.poll()
+                left, factor = follow.pace.remaining(elapsed)
+                pace = (follow.pace.done_count, len(follow.pace.expected), left, factor)
+            return progress_line(name, elapsed, expected, later, pace)
+
+        rc, tail, secs, intr = run_child(cmd, self.a.progress_every, line, env)
         self.interrupted = self.interrupted or intr
         return rc, tail, secs
 
@@ -462,7 +668,10 @@ class Bench:
                                  if self.expected.get(name) is not None else None),
             "output": output, "command": cmd})
         self.write_status()
-        log("%s: %s%s" % (name, status, " in %s" % fmt_span(secs) if secs is not None else ""))
+        exp = self.expected.get(name)
+        log("%s: %s%s%s" % (name, status, " in %s" % fmt_span(secs) if secs is not None else "",
+                            " (expected ~%s: x%.2f)" % (fmt_span(exp), secs / exp)
+                            if secs is not None and exp else ""))
 
     def outputs(self):
         return {p["name"]: p["output"] for p in self.doc["parts"] if p["output"]}
@@ -476,11 +685,21 @@ class Bench:
         cmd = [self.hotbench, "--benchmark_out=" + tmp, "--benchmark_out_format=json",
                "--benchmark_display_aggregates_only=true",
                "--benchmark_context=" + machine_context(self.doc["calibration"])]
+        follow = None
+        if self.rows_plan and hotbench_takes(self.hotbench, "--hb_progress"):
+            pace_tmp = os.path.join(RESULTS, "runs", ".%s-%s.progress.jsonl" % (stamp, sha))
+            cmd.append("--hb_progress=" + pace_tmp)
+            follow = ProgressFile(os.path.join(TOP, pace_tmp), estimate.Pace(
+                self.rows_plan["names"], self.rows_plan["each"]))
         if self.a.profile != "full":
             cmd.append("--hb_profile=" + self.a.profile)
         cmd += self.a.hotbench_args
         log("in-process: writing %s (inputs cached in data/)" % final)
-        rc, tail, secs = self.run("in-process", cmd, dict(os.environ, HB_GIT_REV=self.rev))
+        rc, tail, secs = self.run("in-process", cmd, dict(os.environ, HB_GIT_REV=self.rev),
+                                  follow)
+        if follow is not None and os.path.exists(follow.path):
+            # each benchmark's finishing time, kept beside the run (the model's data)
+            os.replace(follow.path, os.path.join(TOP, final[:-len(".json")] + ".progress.jsonl"))
         output = error = None
         if os.path.exists(tmp) and os.path.getsize(tmp) > 0:
             os.replace(tmp, final)
@@ -602,6 +821,16 @@ class Bench:
         self.record(name, [], None, [], None, None, status="skipped", error=why)
 
 
+def hotbench_takes(hotbench, option):
+    """True when `hotbench --help` lists option (a build older than it does not)."""
+    try:
+        out = subprocess.run([hotbench, "--help"], capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and option in out.stdout
+
+
 def report_takes(script, option):
     """True when `script --help` (report.py) lists option."""
     try:
@@ -610,6 +839,18 @@ def report_takes(script, option):
     except (OSError, subprocess.TimeoutExpired):
         return False
     return out.returncode == 0 and option in out.stdout.split()
+
+
+def keep_status(doc):
+    """Copies the finished status record to results/runs/<start, UTC>-bench-status.json, so that
+    the runs keep every estimate beside its actual (the record itself is rewritten by the next
+    run). A failure is a warning: the run's results are written already."""
+    stamp = doc["started"].replace("-", "").replace(":", "")
+    path = os.path.join(TOP, RESULTS, "runs", "%s-bench-status.json" % stamp)
+    try:
+        write_json_atomic(path, doc)
+    except OSError as e:
+        log("WARNING: the status record was not kept in %s: %s" % (path, e))
 
 
 def on_term(signum, frame):
@@ -648,12 +889,21 @@ def main(argv):
                          error="scripts/bench.py failed: %s: %s" % (type(e).__name__, e))
     b.doc["finished"] = utc_now()
     b.write_status()
+    est = b.doc.get("estimate") or {}
+    if est.get("expected_seconds"):
+        est["actual_seconds"] = b.doc["seconds"]
+        est["actual_over_expected"] = round(b.doc["seconds"] / est["expected_seconds"], 3)
+        b.write_status(final=True)
+    keep_status(b.doc)
     failed = [p["name"] for p in b.doc["parts"] if p["status"] == "failed"]
     skipped = [p["name"] for p in b.doc["parts"] if p["status"] == "skipped"]
     log("done: %s; %s%s" % (
         "FAILED: " + ", ".join(failed) if failed else "every part ok",
         "skipped: %s; " % ", ".join(skipped) if skipped else "", "status in " + STATUS))
     log("duration: " + b.durations())
+    if est.get("expected_seconds"):
+        log("expected: ~%s; actual/expected x%.2f (both in %s, \"estimate\")" % (
+            fmt_span(est["expected_seconds"]), est["actual_over_expected"], STATUS))
     if b.interrupted:
         return 130
     return 1 if failed else 0

@@ -21,23 +21,40 @@ SRC = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                       os.path.join(os.path.dirname(__file__), ".."))
 
 FAKE_HOTBENCH = r"""#!/bin/sh
-# fake hotbench: FAKE_CAL=missing|bad, FAKE_FT (first-touch GB/s), FAKE_SLEEP, FAKE_RC
+# fake hotbench: FAKE_CAL=missing|bad, FAKE_FT (first-touch GB/s), FAKE_CPU (CPU probe Msteps/s;
+# unset: none), FAKE_SLEEP, FAKE_RC; FAKE_NAMES: the benchmarks it lists (unset: the listing
+# fails) and, with --hb_progress, reports one by one, FAKE_ROW_SLEEP seconds apart
 out=
+prog=
 for a; do
     case $a in
+        --help) echo "  --hb_progress=FILE   (fake)"; exit 0 ;;
+        --benchmark_list_tests*)
+            [ -n "${FAKE_NAMES:-}" ] || exit 2
+            printf '%s\n' $FAKE_NAMES; exit 0 ;;
         --hb_calibrate)
             case ${FAKE_CAL:-} in
                 missing) echo "hotbench: unknown option '--hb_calibrate'" >&2; exit 2 ;;
                 bad) echo "not json"; exit 0 ;;
             esac
-            printf '{"schema": "hotbench-calibration/1", "first_touch_gbps": %s, %s}\n' \
-                "${FAKE_FT:-1.0}" '"warm_copy_gbps": 6.5, "seconds": 0.1'
+            cpu=${FAKE_CPU:+, \"cpu_mops\": $FAKE_CPU}
+            printf '{"schema": "hotbench-calibration/1", "first_touch_gbps": %s, %s%s}\n' \
+                "${FAKE_FT:-1.0}" '"warm_copy_gbps": 6.5, "seconds": 0.1' "$cpu"
             exit 0 ;;
         --benchmark_out=*) out=${a#*=} ;;
+        --hb_progress=*) prog=${a#*=} ;;
     esac
 done
 echo $$ > "$(dirname "$0")/hotbench.pid"  # the run's pid, not the calibration's
 echo "fake hotbench running"
+if [ -n "$prog" ]; then
+    i=0
+    for n in ${FAKE_NAMES:-}; do
+        sleep "${FAKE_ROW_SLEEP:-0}"
+        i=$((i + 1))
+        echo "{\"row\": \"$n\", \"seconds\": $i}" >> "$prog"
+    done
+fi
 sleep "${FAKE_SLEEP:-0}"
 cat > "$out" <<'JSON'
 {"context": {"date": "now", "hb_profile": "quick"}, "benchmarks": [
@@ -192,27 +209,87 @@ def test_failed_verification_keeps_its_json(top):
     assert not os.path.exists(os.path.join(top, argv[argv.index("--peers") + 1])), argv
 
 
+def write_reference(top, doc, name="bench-status-quick.json"):
+    os.makedirs(os.path.join(top, "results", "reference"), exist_ok=True)
+    with open(os.path.join(top, "results", "reference", name), "w") as f:
+        json.dump(doc, f)
+
+
 def test_progress_and_estimate(top):
-    ref = {"schema": "hotbench-bench-status/1", "profile": "quick",
-           "calibration": {"schema": "hotbench-calibration/1", "first_touch_gbps": 2.0,
-                           "warm_copy_gbps": 7.0, "seconds": 1.0},
-           "parts": [{"name": "in-process", "status": "ok", "seconds": 0.5},
-                     {"name": "report", "status": "ok", "seconds": 0.25}]}
-    os.makedirs(os.path.join(top, "results", "reference"))
-    with open(os.path.join(top, "results", "reference", "bench-status-quick.json"), "w") as f:
-        json.dump(ref, f)
+    """No benchmark listing: the parts' recorded seconds, scaled by the CPU probes' ratio (2.0),
+    and the in-process part's first-touch share (a half) by the first-touch ratio (4.0)."""
+    write_reference(top, {
+        "schema": "hotbench-bench-status/1", "profile": "quick",
+        "calibration": {"schema": "hotbench-calibration/1", "first_touch_gbps": 4.0,
+                        "warm_copy_gbps": 7.0, "cpu_mops": 200.0, "seconds": 1.0},
+        "parts": [{"name": "in-process", "status": "ok", "seconds": 0.2,
+                   "first_touch_share": 0.5},
+                  {"name": "report", "status": "ok", "seconds": 0.25}]})
     rc, out, err = bench(top, ["--profile", "quick", "--progress-every", "0.3"],
-                         {"FAKE_SLEEP": "1.6", "FAKE_FT": "1.0"})
+                         {"FAKE_SLEEP": "1.6", "FAKE_FT": "1.0", "FAKE_CPU": "100"})
     assert rc == 0, (rc, err)
-    p = parts(status(top))
-    assert p["in-process"]["expected_seconds"] == 1.0, p  # 0.5 s x 2.0 / 1.0 GB/s
-    assert p["report"]["expected_seconds"] == 0.5, p
-    assert "x 2.00 (memory-bound cost dominates)" in err, err
+    doc = status(top)
+    p = parts(doc)
+    assert p["in-process"]["expected_seconds"] == 0.6, p  # 0.2 x (0.5 x 4.0 + 0.5 x 2.0)
+    assert p["report"]["expected_seconds"] == 0.5, p  # 0.25 x 2.0
+    assert "first touch 4 GB/s there, 1 here: x 4.00" in err, err
+    assert "CPU probe 200 Msteps/s there, 100 here: x 2.00" in err, err
+    assert "did not list its benchmarks" in err, err
+    est = doc["estimate"]
+    assert est["parts"] == {"s_ft": 4.0, "s_cpu": 2.0}, est
+    assert est["expected_seconds"] >= 1.1 and est["actual_seconds"] == doc["seconds"], est
+    assert est["actual_over_expected"] == round(doc["seconds"] / est["expected_seconds"], 3)
     lines = [l for l in err.splitlines() if l.startswith("[bench] in-process ") and "elapsed" in l]
     assert len(lines) >= 3, err
     assert "remaining of ~1 s expected; total ~" in lines[0], lines
     assert any("over the estimate of ~1 s by" in l for l in lines), lines
     assert not any("~-" in l for l in lines), lines
+
+
+def test_estimate_per_benchmark_and_pace(top):
+    """Listed benchmarks priced from the recorded run (one of them unrecorded: priced like its
+    strategy's), and the remaining time recomputed from the pace hotbench streams."""
+    names = ["g/a/size:1/real_time", "g/a/size:2/real_time", "g/b/size:1/real_time",
+             "g/a/size:3/real_time"]
+    rows = [("g/a/size:1/real_time", 1000, 0.2, "ms", 0),  # floor 0.2 s a repetition
+            ("g/a/size:2/real_time", 1, 500.0, "ms", 0),   # one iteration over the floor
+            ("g/b/size:1/real_time", 100, 4.0, "ms", 0)]   # floor 0.4 s
+    run = {"context": {"hb_calib_first_touch_gbps": "1.0", "hb_calib_cpu_mops": "100"},
+           "benchmarks": [{"name": n, "run_name": n, "run_type": "iteration", "iterations": it,
+                           "real_time": t, "time_unit": u, "minor_faults": f}
+                          for n, it, t, u, f in rows for _ in range(2)]}
+    os.makedirs(os.path.join(top, "results", "reference"))
+    with open(os.path.join(top, "results", "reference", "run.json"), "w") as f:
+        json.dump(run, f)
+    rc, out, err = bench(top, ["--profile", "quick", "--parts", "in-process",
+                               "--progress-every", "0.3"],
+                         {"FAKE_NAMES": " ".join(names), "FAKE_ROW_SLEEP": "0.4", "FAKE_SLEEP": "1",
+                          "FAKE_FT": "1.0", "FAKE_CPU": "50"})
+    assert rc == 0, (rc, err)
+    doc = status(top)
+    sys.path.insert(0, os.path.join(top, "scripts"))
+    from hotbench import estimate as E
+    c = E.C_ROW * 2.0  # CPU x 2.0: 100 Msteps/s there, 50 here
+    a1 = 2 * 0.2 + c + E.C_ITER * 2 * 500 * 2.0 + E.C_T * 0.0004  # 500 iterations here
+    a2 = 2 * 1.0 + c + E.C_ITER * 2 * 1 * 2.0 + E.C_T * 1.0  # 0.5 s x 2.0, one iteration
+    b1 = 2 * 0.4 + c + E.C_ITER * 2 * 50 * 2.0 + E.C_T * 0.008
+    want = a1 + a2 + b1 + (a1 + a2) / 2  # size:3 is unrecorded: the median of g/a's rows
+    got = parts(doc)["in-process"]["expected_seconds"]
+    assert abs(got - round(want, 1)) < 1e-9, (got, want)
+    est = doc["estimate"]
+    assert est["benchmarks"] == 4 and est["unrecorded"] == 1, est
+    assert est["in_process"] == {"s_ft": 1.0, "s_cpu": 2.0}, est
+    assert "4 benchmarks, each priced from results/reference/run.json" in err, err
+    assert "1 not in the record, priced like their neighbours" in err, err
+    lines = [l for l in err.splitlines() if l.startswith("[bench] in-process ") and "elapsed" in l]
+    assert any("/4 benchmarks" in l and "at the measured pace (x" in l for l in lines), lines
+    prog = [n for n in os.listdir(os.path.join(top, "results", "runs"))
+            if n.endswith(".progress.jsonl")]
+    assert len(prog) == 1 and not prog[0].startswith("."), prog
+    kept = [n for n in os.listdir(os.path.join(top, "results", "runs"))
+            if n.endswith("-bench-status.json")]
+    assert len(kept) == 1, kept  # the finished record, kept beside the runs
+    assert json.load(open(os.path.join(top, "results", "runs", kept[0]))) == doc
 
 
 def test_no_calibration(top):

@@ -118,6 +118,30 @@ for name, reps in rows.items():
 assert skipped >= 3, rows  # additive at both sizes (budget), exact at 256 KiB (memory)
 PY
 
+# --hb_progress: one JSON line per benchmark done, in the order of the run JSON's rows, each name
+# once (its repetitions and aggregates are one benchmark), seconds never decreasing.
+run --hb_profile=smoke --hb_repetitions=2 --benchmark_filter='^rfc3339/(simd|strptime)/' \
+    --benchmark_out="$work/prog.json" --hb_progress="$work/prog.jsonl"
+check "--hb_progress run exits 0" test "$status" -eq 0
+check "--hb_progress lists each benchmark once, in order" /usr/bin/python3 - "$work/prog.json" \
+    "$work/prog.jsonl" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))["benchmarks"]
+want = []
+for b in runs:
+    if b["run_type"] == "iteration" and b["run_name"] not in want:
+        want.append(b["run_name"])
+lines = [json.loads(l) for l in open(sys.argv[2])]
+assert [l["row"] for l in lines] == want, (lines, want)
+secs = [l["seconds"] for l in lines]
+assert len(want) >= 2 and secs == sorted(secs) and secs[0] >= 0, secs
+PY
+run --hb_progress= --hb_profile=smoke
+check "--hb_progress without a file name exits 2" test "$status" -eq 2
+run --hb_progress="$work/no/such/dir/p.jsonl" --hb_profile=smoke --benchmark_filter='^rfc3339/'
+check "--hb_progress to an unwritable path exits 2 and names it" \
+    grep -q "hb_progress: cannot write $work/no/such/dir/p.jsonl" "$work/out"
+
 # Calibration: one JSON object on stdout, positive figures, nothing run (values, not timings).
 "$bin" --hb_calibrate >"$work/cal" 2>"$work/cal.err"
 check "--hb_calibrate exits 0" test $? -eq 0
@@ -127,8 +151,8 @@ text = open(sys.argv[1]).read()
 assert text.count("\n") == 1, text
 d = json.loads(text)
 assert d["schema"] == "hotbench-calibration/1", d
-assert set(d) == {"schema", "first_touch_gbps", "warm_copy_gbps", "seconds"}, d
-for k in ("first_touch_gbps", "warm_copy_gbps", "seconds"):
+assert set(d) == {"schema", "first_touch_gbps", "warm_copy_gbps", "cpu_mops", "seconds"}, d
+for k in ("first_touch_gbps", "warm_copy_gbps", "cpu_mops", "seconds"):
     assert isinstance(d[k], (int, float)) and d[k] > 0, (k, d)
 PY
 check "--hb_calibrate is silent on stderr" test ! -s "$work/cal.err"

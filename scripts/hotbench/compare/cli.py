@@ -8,7 +8,10 @@ Builds each revision once (build-rev/<commit>/, cached; the head defaults to the
 runs the same benchmarks from both in randomized ABBA blocks of short processes, confirms every
 suspected slowdown in a second set of interleaved blocks, counts instructions of both under
 callgrind, fits both builds' complexity, and prints per benchmark head/base of the CPU time with
-its 95% interval, a verdict and the check that decided (docs/compare.md).
+its 95% interval, a verdict and the check that decided (docs/compare.md). Before it measures it
+prints its expected duration (priced from results/reference/run.json, hotbench/compare/
+duration.py), again at the probe's measured pace, and the actual one at the end (compare.json
+"estimate").
 """
 
 import argparse
@@ -27,7 +30,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 EPILOG = ("Exit status: 0 no confirmed regression; 1 a confirmed regression or a verification "
           "failure in the head; 2 a usage or run error; 3 a revision does not build (its "
           "first compiler error and a 'not built' verdict in compare.json; git bisect run "
-          "skips such a commit). "
+          "skips such a commit). The expected duration (a range: the confirmation runs only "
+          "when the screening finds a suspect) is printed before the probe and at its pace "
+          "after it; the actual beside it at the end. "
           "Intended slowdowns: results/accepted-slowdowns.tsv (docs/compare.md).")
 
 

@@ -14,13 +14,15 @@ Verification runs first in every process (hotbench's harness): a benchmark that 
 head fails the compare. Verdicts: verdicts.py.
 """
 
+import json
 import os
 import random
 import time
 
+from .. import estimate
 from ..manifest import Manifest, ManifestError
 from ..gate.settings import SETTINGS, selection_filter
-from . import checks, confirmation, toolchain
+from . import checks, confirmation, duration, toolchain
 from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
@@ -37,7 +39,9 @@ class Options:
     complexity: run those checks; censor_s: the least time a head run of a size it skipped is
     allowed before it is stopped (and at least censor_factor times the base's time);
     cpu: "auto" (pin each ABBA block to the CPU a probe finds quickest, cpus.py), None (no
-    pinning) or a CPU number; seed: the ABBA orders' random seed (None: from the clock)."""
+    pinning) or a CPU number; seed: the ABBA orders' random seed (None: from the clock);
+    reference_run: the recorded run JSON the expected duration is priced from (None:
+    results/reference/run.json of this checkout; duration.py)."""
 
     def __init__(self, **kw):
         self.filter = None
@@ -56,6 +60,7 @@ class Options:
         self.censor_factor = 20.0
         self.cpu = "auto"
         self.seed = None
+        self.reference_run = None
         for k, v in kw.items():
             if not hasattr(self, k):
                 raise TypeError("unknown option %r" % k)
@@ -79,6 +84,7 @@ class Result:
         self.duration_s = duration_s
         self.settings = settings
         self.toolchain = None  # toolchain.compare() of the two sides' contexts
+        self.estimate = None  # the expected duration and the actual (expect(), run_compare)
         self.recount()
 
     def recount(self):
@@ -122,6 +128,29 @@ def probe(base, settings, bfilter, trials_dir, opts, log):
     return names, out, first
 
 
+def expect(arms, manifest, bfilter, opts, log):
+    """The compare's expected duration (duration.plan), logged before it measures; the plan, or
+    None when hotbench lists nothing (the probe then says why)."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    path = opts.reference_run or os.path.join(top, "results", "reference", "run.json")
+    try:
+        with open(path) as f:
+            rows = estimate.run_rows(json.load(f), path)
+    except (OSError, ValueError) as e:
+        rows = {}
+        log("compare: no recorded run to price the benchmarks (%s): each at %.2f s" % (
+            e, estimate.C_ROW))
+    names = sorted(checks.listed(arms[0].binary, bfilter))
+    if not names:
+        return None
+    ir_filter = checks.ir_selection(arms, manifest, opts) if opts.instructions else None
+    ir_names = sorted(checks.listed(arms[1].binary, ir_filter)) if ir_filter else []
+    p = duration.plan(names, ir_names, rows, opts)
+    log("compare: expected " + duration.text(p))
+    return dict(p, names=names, ir_names=ir_names, rows=rows)
+
+
 def interleaved_one(arm, settings, bfilter, trials_dir, samples):
     """One process of arm into samples (the probe); raises RunFailed."""
     os.makedirs(trials_dir, exist_ok=True)
@@ -146,8 +175,16 @@ def run_compare(base, head, opts, out_dir, log=print):
     rng = random.Random(opts.seed)
     trials_dir = os.path.join(out_dir, "trials")
     screen = Samples()
+    plan = expect((base, head), manifest, bfilter, opts, log)
+    factor = paced = None
     try:
+        t_probe = time.monotonic()
         names, left_out, first = probe(base, settings, bfilter, trials_dir, opts, log)
+        if plan:
+            measured = {n: min(v) for n, v in first.real.get("base", {}).items() if v}
+            factor, paced = duration.at_pace(plan["names"], plan["ir_names"], plan["rows"],
+                                             opts, time.monotonic() - t_probe, measured)
+            log("compare: expected " + duration.text(paced, factor))
         screen.family.update(first.family)
         screen.params.update(first.params)
         if not names:
@@ -173,6 +210,19 @@ def run_compare(base, head, opts, out_dir, log=print):
     result = Result(base, head, rows, time.monotonic() - t0, dict(settings, filter=bfilter),
                     screen.processes + conf.processes)
     result.toolchain = toolchain.compare(screen.context)
+    if plan:
+        result.estimate = {
+            "expected_s": round(plan["total"][1], 1),
+            "expected_range_s": [round(plan["total"][0], 1), round(plan["total"][2], 1)],
+            "steps_s": {k: ([round(x, 1) for x in v] if isinstance(v, list) else round(v, 1))
+                        for k, v in plan.items() if k in ("probe", "screening",
+                                                          "confirmation", "callgrind")},
+            "probe_pace": round(factor, 3) if factor is not None else None,
+            "expected_at_pace_s": round(paced["total"][1], 1) if paced else None,
+            "expected_at_pace_range_s": [round(paced["total"][0], 1),
+                                         round(paced["total"][2], 1)] if paced else None,
+            "confirmation_ran": bool(conf.processes),
+            "actual_s": round(result.duration_s, 1)}
     for line in toolchain.warning_lines(result.toolchain):
         log("compare: " + line)
     return result

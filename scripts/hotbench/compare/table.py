@@ -49,7 +49,7 @@ def lines(result):
                                        ("regressed", "failed", "accepted", "improved",
                                         "inconclusive", "same", "not-measured")
                                        if result.summary.get(v)) +
-               " (%.1f minutes)" % (result.duration_s / 60))
+               " (%.1f minutes%s)" % (result.duration_s / 60, expected_text(result)))
     if decisive:
         out.append("what failed the compare:")
         out.extend("  " + d for d in decisive)
@@ -78,13 +78,25 @@ def clean(x):
     return x
 
 
+def expected_text(result):
+    """'; expected ~25 s, ~28 s after the probe' (the likely totals) or ''."""
+    e = getattr(result, "estimate", None)
+    if not e:
+        return ""
+    from .duration import span
+    out = "; expected ~%s" % span(e["expected_s"])
+    if e.get("expected_at_pace_s"):
+        out += ", ~%s after the probe" % span(e["expected_at_pace_s"])
+    return out
+
+
 def to_json(result):
     """compare.json's document."""
     keep = ("name", "family", "params", "verdict", "check", "ratio", "ci", "p", "base_s",
             "head_s", "n_base", "n_head", "instructions", "note")
     return clean(dict(schema=SCHEMA, base=result.base.describe(), head=result.head.describe(),
                       settings=result.settings, duration_s=round(result.duration_s, 1),
-                      toolchain=result.toolchain,
+                      toolchain=result.toolchain, estimate=result.estimate,
                       summary=result.summary, exit_code=result.exit_code,
                       rows=[{k: r.get(k) for k in keep} for r in result.rows],
                       processes=[process_json(p) for p in result.processes]))
