@@ -68,9 +68,9 @@ test: deps
 
 $(TEST_TREES):
 	@set -o pipefail; { $(CMAKE_GEN) -B $(TREE) $(TREE_FLAGS) >/dev/null && \
-	    cmake --build $(TREE) -j $(JOBS) && \
-	    ctest --test-dir $(TREE) -j $(JOBS) --output-on-failure $(TEST_ARGS); } 2>&1 | \
-	    sed -u 's/^/$(TAG): /'
+	    cmake --build $(TREE) -j $(JOBS) && echo "$(TREE) built in $$SECONDS s" && \
+	    ctest --test-dir $(TREE) -j $(JOBS) --output-on-failure $(TEST_ARGS) && \
+	    echo "$(TREE) built and tested in $$SECONDS s"; } 2>&1 | sed -u 's/^/$(TAG): /'
 
 check:
 	@test -e $(TEST_BUILD)/CMakeCache.txt || \
