@@ -18,11 +18,12 @@
 # `make bench-ci` (HB_BASE=4, the head build the bisection's commit 8: make -o build-ci) and
 # `make history-run REVS=3..4`: each names the revision, its first compiler error
 # (harness/hb_err.c:<line>) and `not built`, exits 3 (make: "Error 3"), no traceback.
-# The compares are short (2 ABBA blocks, no callgrind and no fits: the bisection's
-# logic, not the compare's power, is tested). About 4 builds of the tree (GOOD, BAD and 2 steps, ~15-30 s
-# each on 2 cores), 4 failing ones
-# (a configure and one file: 7-11 s each) and short compares: 2.5 to 7 minutes (145-276 s seen
-# on 2 shared cores before the failing builds were added; 408 s at load 7). Exits 77 (ctest: skipped) with the reason
+# The compares are short (2 ABBA blocks, no callgrind and no fits: the bisection's logic, not
+# the compare's power, is tested). About 5 builds of the tree (GOOD, BAD and the steps: the first
+# ~25 s on 2 cores, the others ~12 s, as ccache gives them every unchanged file), 4 failing ones
+# (a configure and one file: 5-10 s each) and short compares: 95 s alone on the idle 2-vCPU VM,
+# 116 s at load 3.5, 158 s inside make test beside two busy processes. Exits 77 (ctest: skipped)
+# with the reason
 # when git is missing, SRCDIR is not a git checkout or BINDIR's hotbench is a sanitizer build
 # (make test runs this test in the normal build). Ends with "N passed, M failed".
 set -u
