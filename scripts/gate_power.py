@@ -3,12 +3,18 @@
 
     scripts/gate_power.py [--build DIR] [--levels F,F,...] [--compares N0,N] [--filter ERE]
                           [--rounds N] [--load N] [--label NAME] [--out DIR] [--fresh] [--keep]
+                          [--same-binary] [--no-instructions]
 
 One hooks build (default build-test, configured as `make test` does when absent) runs both arms.
 In each case's first group the first strategy that is neither the group's reference nor its
 yardstick and that the selection measures is slowed down by HB_INJECT=slowdown:<fraction>
 (harness/hb_testhook.h); for every level (default 0, 0.03, 0.05, 0.10, 0.20) the clean arm is
-compared with the injected one N times (default 20 at level 0, 10 at the others). Writes
+compared with the injected one N times (default 20 at level 0, 10 at the others). At level 0
+the head is, as in CI, another binary file: a build of a copy of the tree in which one comment
+differs (a new comment line per compare; <out>/<label>-heads/, built as DIR was configured),
+and callgrind counts instructions as make bench-ci does (--same-binary and --no-instructions
+turn these off). The injected levels run without callgrind: the injection's loop is timed, and
+under callgrind it runs far faster than the work it stands for. Writes
 <out>/<label>.md (the table, the goals with pass/fail, the machine) and <label>.json (also every
 compare's summary); each compare's record stays in <out>/<label>-runs/ so that a rerun resumes
 (--fresh starts over). --load N keeps N busy processes running for the whole measurement.
@@ -30,7 +36,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from hotbench.compare import power  # noqa: E402
+from hotbench.compare import heads, power  # noqa: E402
 from hotbench.manifest import Manifest, ManifestError  # noqa: E402
 
 DEFAULT_LEVELS = "0,0.03,0.05,0.10,0.20"
@@ -66,6 +72,10 @@ def parse_args(argv):
                    "results/gate-power)")
     p.add_argument("--fresh", action="store_true", help="forget the compares already recorded")
     p.add_argument("--keep", action="store_true", help="keep each compare's output directory")
+    p.add_argument("--same-binary", action="store_true", help="level 0: the head is the base's "
+                   "binary (default: a fresh build of the tree with one comment changed)")
+    p.add_argument("--no-instructions", action="store_true", help="level 0 without callgrind "
+                   "(default: with, as make bench-ci)")
     try:
         a = p.parse_args(argv)
     except SystemExit as e:
@@ -190,13 +200,14 @@ class Load:
         return False
 
 
-def settings_key(binary, opts, select, load):
+def settings_key(binary, opts, select, load, same_binary=False, instructions=True):
     """What a recorded compare must share with this measurement to be reused: the binary (its
     path and content), the compare's options, the injection, the background load."""
     with open(binary, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:16]
     return dict(binary=os.path.realpath(binary), sha256=digest, filter=opts.get("filter"),
-                rounds=opts.get("rounds"), inject_select=select, load=load)
+                rounds=opts.get("rounds"), inject_select=select, load=load,
+                same_binary=same_binary, instructions=instructions)
 
 
 def recorded(path, key):
@@ -230,15 +241,20 @@ def one_compare(ctx, level, index):
     # The time check's power: the injection's calibrated loop runs far faster under callgrind
     # than the work it stands for (valgrind slows memory-bound code more), so its instruction
     # count is no measure of a 5% slowdown (+250% to +3300% measured): no callgrind here.
-    opts = Options(instructions=False,
+    opts = Options(instructions=level == 0 and ctx["instructions"],
                    **{ENGINE_OPTION.get(k, k): v for k, v in ctx["opts"].items()})
+    try:
+        head_binary = ctx["binary"] if level > 0 or ctx["same_binary"] else \
+            heads.fresh_head(ctx, index)
+    except (heads.HeadError, OSError) as e:
+        raise Fail("the unchanged head %d: %s" % (index, e))
     load_before = os.getloadavg()[0]
     t0 = time.monotonic()
     log = os.path.join(ctx["runs"], name + ".log")
     with open(log, "w") as logf:
         try:
             res = run_compare(Arm("base", ctx["binary"]),
-                              Arm("head", ctx["binary"], env=head_env),
+                              Arm("head", head_binary, env=head_env),
                               opts, out, log=lambda *a, **k: print(*a, file=logf, flush=True))
         except (Exception, SystemExit) as e:
             raise Fail("compare %s failed: %s: %s (its log: %s)" % (name, type(e).__name__, e,
@@ -349,10 +365,14 @@ def setup(args):
         shutil.rmtree(runs, ignore_errors=True)
     os.makedirs(runs, exist_ok=True)
     options = dict(opts, levels=args.levels, compares=list(args.compares), load=args.load,
+                   same_binary=args.same_binary, instructions=not args.no_instructions,
                    build=os.path.relpath(os.path.abspath(args.build), REPO))
     return dict(binary=binary, targets=targets, skipped=skipped, families=families,
                 select=select, opts=opts, runs=runs, label=args.label, keep=args.keep,
-                key=settings_key(binary, opts, select, args.load), options=options,
+                same_binary=args.same_binary, instructions=not args.no_instructions,
+                heads=os.path.join(os.path.abspath(args.out), args.label + "-heads"),
+                key=settings_key(binary, opts, select, args.load, args.same_binary,
+                                 not args.no_instructions), options=options,
                 default=not opts)
 
 

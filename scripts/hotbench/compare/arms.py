@@ -13,8 +13,11 @@ class Arm:
         self.env = dict(env or {})
         self.commit = commit
         self.rev = rev
+        self.copies = [binary]  # the files its processes run from (copies.py)
+        self.sha256 = None  # the binary's, once copies.write has read it
 
     def describe(self):
-        """A dict for compare.json: label, rev, commit, binary, env."""
+        """A dict for compare.json: label, rev, commit, binary, env, sha256 (of the binary,
+        None when not copied) and copies (how many files its processes ran from)."""
         return dict(label=self.label, rev=self.rev, commit=self.commit, binary=self.binary,
-                    env=self.env)
+                    env=self.env, sha256=self.sha256, copies=len(self.copies))

@@ -103,13 +103,15 @@ def options(args):
               repetitions=args.repetitions,
               min_effect=args.min_effect, ir_tolerance=args.ir_tolerance,
               max_iteration_s=args.max_iteration, instructions=not args.no_instructions,
-              complexity=not args.no_complexity, seed=args.seed)
+              complexity=not args.no_complexity, seed=args.seed, copies=args.copies)
     try:
         kw["cpu"] = cpus.parse(args.cpu)
     except ValueError as e:
         die(str(e))
     if args.budget_s is not None:
         kw["budget_s"] = args.budget_s
+    if kw["copies"] < 0:
+        die("--copies wants 0 (the binaries themselves) or more")
     for k in ("blocks", "confirm_blocks", "repetitions"):
         if kw[k] < 1:
             die("--rounds, --confirm-rounds and --repetitions want at least 1")
@@ -192,6 +194,9 @@ def parser():
     a("--cpu", default="auto", help="auto: pin each ABBA block's processes to the CPU a short "
       "probe finds quickest (a vCPU slowed by another guest is avoided); none: no pinning; N: "
       "always CPU N (default auto)")
+    a("--copies", type=int, default=o.copies, help="separately written copies of its binary "
+      "each arm runs from, its processes spread over them; the confirmation counts the copy "
+      "as a random effect (default %(default)s; 0: the binary itself, one file per arm)")
     a("--no-instructions", action="store_true", help="skip the callgrind counts")
     a("--no-complexity", action="store_true", help="skip the exponent fits")
     a("--seed", type=int, help="seed of the ABBA orders (default: random)")

@@ -15,6 +15,7 @@ for m minus those; it stops when none passes. The chance of any false regression
 confirmed tests stays under ALPHA/2 (one-sided), however many suspects the screening found.
 """
 
+from . import random_effects
 from .checks import by_strategy
 from .trials import interleaved, names_filter
 from .verdicts import describe_time, pct, time_verdict
@@ -66,12 +67,37 @@ def anchor_names(rows, suspects, count=ANCHORS):
 
 def tests(suspects, families, samples):
     """The confirmation's tests: {("size", name): (base, head)} per suspect and
-    {("strategy", family): (base, head)} per family of families, from samples."""
-    out = {("size", n): (samples.values("base", n), samples.values("head", n))
+    {("strategy", family): (base, head)} per family of families, from samples; base and head
+    lists of (copy, seconds or pooled value)."""
+    out = {("size", n): (samples.by_copy("base", n), samples.by_copy("head", n))
            for n in suspects}
     for fam, names in families.items():
-        out[("strategy", fam)] = (samples.pooled("base", names), samples.pooled("head", names))
+        out[("strategy", fam)] = (samples.pooled("base", names, with_copy=True),
+                                  samples.pooled("head", names, with_copy=True))
     return out
+
+
+def test_verdict(base, head, level, opts):
+    """One test's time verdict at level: the rank interval over the processes
+    (verdicts.time_verdict) above 1 + e/2 and its estimate above 1 + e, and the interval with
+    the copy as a random effect (random_effects.py) above 1 + e/2 too; base, head lists of
+    (copy, value). A rank test that passes where the copies' interval does not is
+    inconclusive, its text naming the copies' interval and their spread (the A/A)."""
+    tv = time_verdict([v for _, v in base], [v for _, v in head], opts.min_effect, conf=level,
+                      margin=opts.min_effect / 2)
+    tv["conf"] = level
+    re = random_effects.interval(base, head, level)
+    if re is not None:
+        tv["copies"] = dict(ratio=re["ratio"], ci=re["ci"], df=round(re["df"], 1),
+                            copy_sd=re["copy_sd"])
+    if tv["verdict"] == "regressed" and (re is None or re["ci"][0] <= 1 + opts.min_effect / 2):
+        tv["verdict"] = "inconclusive"
+        tv["why"] = "no copy effect estimate" if re is None else \
+            "not beyond the copies' own spread: %s [%s, %s] with the copy a random effect " \
+            "(copies' sd: base %.1f%%, head %.1f%%)" % (
+                pct(re["ratio"]), pct(re["ci"][0]), pct(re["ci"][1]),
+                re["copy_sd"]["base"] * 100, re["copy_sd"]["head"] * 100)
+    return tv
 
 
 def step_down(tests, opts):
@@ -81,9 +107,7 @@ def step_down(tests, opts):
     left, out = dict(tests), {}
     while left:
         level = 1.0 - ALPHA / len(left)
-        tvs = {k: dict(time_verdict(b, h, opts.min_effect, conf=level,
-                                    margin=opts.min_effect / 2), conf=level)
-               for k, (b, h) in left.items()}
+        tvs = {k: test_verdict(b, h, level, opts) for k, (b, h) in left.items()}
         hit = [k for k, tv in tvs.items() if tv["verdict"] == "regressed"]
         for k in hit or tvs:
             out[k] = tvs[k]
@@ -114,7 +138,12 @@ def decide(row, screen, conf, verdicts, strategy_sizes, opts):
                           opts.min_effect)
     if pooled["verdict"] == "regressed":
         pooled["verdict"] = "inconclusive"
-    pooled["text"] = "time: %s in the screening, not confirmed (%s); pooled: %s" % (
+    why = [t["why"] for t in (own, fam or {}) if t.get("verdict") == "inconclusive" and
+           "copies" in t.get("why", "")]
+    pooled["text"] = "time: %s in the screening, not confirmed (%s%s); pooled: %s" % (
         pct(row["time"]["ratio"]), describe_time(own, "confirmation at %.1f%%" % (
-            own["conf"] * 100)), describe_time(pooled, "all runs")[len("time "):])
+            own["conf"] * 100)), "; " + why[0] if why else "",
+        describe_time(pooled, "all runs")[len("time "):])
+    if own.get("copies"):
+        pooled["copies"] = own["copies"]
     return pooled

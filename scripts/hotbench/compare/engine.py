@@ -22,7 +22,7 @@ import time
 from .. import estimate
 from ..manifest import Manifest, ManifestError
 from ..gate.settings import SETTINGS, selection_filter
-from . import checks, confirmation, duration, toolchain
+from . import checks, confirmation, copies, duration, strategies, toolchain
 from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
@@ -41,7 +41,8 @@ class Options:
     cpu: "auto" (pin each ABBA block to the CPU a probe finds quickest, cpus.py), None (no
     pinning) or a CPU number; seed: the ABBA orders' random seed (None: from the clock);
     reference_run: the recorded run JSON the expected duration is priced from (None:
-    results/reference/run.json of this checkout; duration.py)."""
+    results/reference/run.json of this checkout; duration.py); copies: how many separately
+    written copies of its binary each arm runs from (copies.py; 0: the binary itself)."""
 
     def __init__(self, **kw):
         self.filter = None
@@ -61,6 +62,7 @@ class Options:
         self.cpu = "auto"
         self.seed = None
         self.reference_run = None
+        self.copies = copies.COPIES
         for k, v in kw.items():
             if not hasattr(self, k):
                 raise TypeError("unknown option %r" % k)
@@ -85,6 +87,8 @@ class Result:
         self.settings = settings
         self.toolchain = None  # toolchain.compare() of the two sides' contexts
         self.estimate = None  # the expected duration and the actual (expect(), run_compare)
+        self.aa = None  # the copies' own spread (copy_floor)
+        self.strategies = []  # one verdict per strategy (strategies.py)
         self.recount()
 
     def recount(self):
@@ -164,8 +168,25 @@ def interleaved_one(arm, settings, bfilter, trials_dir, samples):
 
 def run_compare(base, head, opts, out_dir, log=print):
     """Compares arm head with arm base (arms.Arm) with Options opts, writing every process's
-    JSON and log under out_dir/trials/. Returns a Result. Exits 2 on a usage error; a
+    JSON and log under out_dir/trials/, each arm's processes run from opts.copies copies of its
+    binary (copies.py, removed at the end). Returns a Result. Exits 2 on a usage error; a
     hotbench process that fails (crash, no JSON) stops the compare with exit 2."""
+    try:
+        for arm in (base, head):
+            copies.write(arm, opts.copies, out_dir)
+    except OSError as e:
+        die("cannot write the copies of the binaries under %s: %s" % (out_dir, e))
+    if opts.copies:
+        log("compare: each arm runs from %d separately written copies of its binary, its "
+            "processes spread over them in turn (copies.py)" % opts.copies)
+    try:
+        return measure(base, head, opts, out_dir, log)
+    finally:
+        copies.remove(out_dir)
+
+
+def measure(base, head, opts, out_dir, log):
+    """run_compare's steps, the copies written."""
     t0 = time.monotonic()
     manifest = load_manifest(head, base)
     settings = opts.settings()
@@ -210,6 +231,8 @@ def run_compare(base, head, opts, out_dir, log=print):
     result = Result(base, head, rows, time.monotonic() - t0, dict(settings, filter=bfilter),
                     screen.processes + conf.processes)
     result.toolchain = toolchain.compare(screen.context)
+    result.aa = strategies.copy_floor(screen, rows)
+    result.strategies = strategies.summarize(rows, screen, opts)
     if plan:
         result.estimate = {
             "expected_s": round(plan["total"][1], 1),

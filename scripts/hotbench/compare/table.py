@@ -29,6 +29,7 @@ def lines(result):
            "= head/base - 1 with its interval (95%%; a confirmed suspect's at its Holm level, "
            "named in the check)" % (rev_text(result.base), rev_text(result.head))]
     out += toolchain.warning_lines(result.toolchain) + [""]
+    out += strategy_lines(result) + [""]
     out.append("%-66s %9s %9s %7s %17s %7s  %-12s %s" % (
         "benchmark", "base", "head", "change", "interval", "instr", "verdict", "check"))
     decisive = []
@@ -50,10 +51,52 @@ def lines(result):
                                         "inconclusive", "same", "not-measured")
                                        if result.summary.get(v)) +
                " (%.1f minutes%s)" % (result.duration_s / 60, expected_text(result)))
+    out.append(decided_text(result.strategies))
+    if result.aa:
+        out.append(aa_text(result.aa))
     if decisive:
         out.append("what failed the compare:")
         out.extend("  " + d for d in decisive)
     return out
+
+
+def strategy_lines(result):
+    """One line per strategy (strategies.summarize): its verdict, its sizes pooled with the
+    interval, and why."""
+    if not result.strategies:
+        return []
+    out = ["%-44s %-13s %7s %17s  %s" % ("strategy (its sizes pooled)", "verdict", "change",
+                                          "interval", "why")]
+    for st in result.strategies:
+        out.append("%-44s %-13s %7s %17s  %s" % (
+            st["family"], st["verdict"].upper() if st["verdict"] in ("regressed", "failed")
+            else st["verdict"], pct(st["ratio"]) if st.get("ratio") else "",
+            ci_text(st.get("ci")), st["why"]))
+    return out
+
+
+def decided_text(strategies):
+    """'strategies: 12 of 30 decided (2 improved, 10 same), 18 undecided'."""
+    from .strategies import DECIDED
+    n = {}
+    for st in strategies:
+        n[st["verdict"]] = n.get(st["verdict"], 0) + 1
+    decided = sum(n.get(v, 0) for v in DECIDED)
+    return "strategies: %d of %d decided%s, %d undecided%s" % (
+        decided, len(strategies), " (%s)" % ", ".join("%d %s" % (n[v], v) for v in DECIDED
+                                                       if n.get(v)) if decided else "",
+        n.get("undecided", 0), ", %d not measured" % n["not-measured"]
+        if n.get("not-measured") else "")
+
+
+def aa_text(aa):
+    """The copies' own spread (strategies.copy_floor) as one line."""
+    return ("copies: each arm ran from %d copies of its binary; their spread (largest over "
+            "smallest median), the A/A of this run: base median %.1f%%, 90th percentile "
+            "%.1f%%, largest %.1f%% (%s); head median %.1f%%, largest %.1f%% (%s)" % (
+                aa["copies"], aa["base"]["median"] * 100, aa["base"]["p90"] * 100,
+                aa["base"]["max"] * 100, aa["base"]["max_row"], aa["head"]["median"] * 100,
+                aa["head"]["max"] * 100, aa["head"]["max_row"]))
 
 
 def fmt_s(s):
@@ -93,11 +136,12 @@ def expected_text(result):
 def to_json(result):
     """compare.json's document."""
     keep = ("name", "family", "params", "verdict", "check", "ratio", "ci", "p", "base_s",
-            "head_s", "n_base", "n_head", "instructions", "note")
+            "head_s", "n_base", "n_head", "instructions", "note", "copies")
     return clean(dict(schema=SCHEMA, base=result.base.describe(), head=result.head.describe(),
                       settings=result.settings, duration_s=round(result.duration_s, 1),
                       toolchain=result.toolchain, estimate=result.estimate,
                       summary=result.summary, exit_code=result.exit_code,
+                      strategies=result.strategies, aa=result.aa,
                       rows=[{k: r.get(k) for k in keep} for r in result.rows],
                       processes=[process_json(p) for p in result.processes]))
 
@@ -106,7 +150,8 @@ def process_json(p):
     """A process's entry: label, tag, block, seconds, exit status, timed out, the CPU it was
     pinned to (None: not pinned) and the probe that chose it (cpus.py), its JSON's file name,
     and outlier (its factor) when it was left out."""
-    out = {k: p.get(k) for k in ("label", "tag", "block", "seconds", "rc", "timed_out", "cpu")}
+    out = {k: p.get(k) for k in ("label", "tag", "block", "copy", "seconds", "rc", "timed_out",
+                                 "cpu")}
     if p.get("probe_ms"):
         out["probe_ms"] = {str(c): v for c, v in p["probe_ms"].items()}
     out["json"] = p["json"].rsplit("/", 1)[-1]

@@ -14,7 +14,7 @@ import time
 
 from ..gate.settings import ere_escape
 from ..runjson import Run
-from . import cpus
+from . import copies, cpus
 from .outliers import outlying
 
 
@@ -23,6 +23,7 @@ class Samples:
     runs                  one (label, {name: (cpu, real)}) per process that wrote its JSON:
                           seconds per iteration, the least of the process's repetitions (another
                           job's interference only ever adds time)
+    copy                  the copy of its arm's binary (copies.py, from 1) each of runs ran from
     cpu[label][name]      CPU seconds per iteration, one value per process kept (outliers.py:
                           a process whose benchmarks all ran far slower or faster than the
                           others is left out); real[label][name] likewise
@@ -33,13 +34,13 @@ class Samples:
     processes             one dict per process: label, block, seconds, rc, json, timed_out."""
 
     def __init__(self):
-        self.runs, self.skipped, self.failed = [], {}, {}
+        self.runs, self.skipped, self.failed, self.copy = [], {}, {}, []
         self.family, self.params, self.processes = {}, {}, []
         self.context = {}
         self._kept = None
 
-    def add(self, label, run):
-        """Adds one process's Run."""
+    def add(self, label, run, copy=1):
+        """Adds one process's Run, which ran from copy (copies.py) of its arm's binary."""
         self.context.setdefault(label, run.context)
         best = {}
         for r in run.rows:
@@ -47,6 +48,7 @@ class Samples:
             cpu, real = best.get(r["name"], (float("inf"), float("inf")))
             best[r["name"]] = (min(cpu, r["cpu"]), min(real, r["t"]))
         self.runs.append((label, best))
+        self.copy.append(copy)
         self._kept = None
         for r in run.skipped:
             self._note(r)
@@ -73,7 +75,8 @@ class Samples:
         return self._by_metric(1)
 
     def _state(self):
-        """(outliers, (cpu, real) by label and name, the kept runs), computed once per add."""
+        """(outliers, (cpu, real, copy) by label and name, the kept runs and their copies),
+        computed once per add."""
         if self._kept is None:
             self._settle()
         return self._kept
@@ -81,33 +84,43 @@ class Samples:
     def _settle(self):
         out = outlying([{n: v[0] for n, v in best.items()} for _, best in self.runs],
                        [label for label, _ in self.runs])
-        by = ({}, {})
+        by = ({}, {}, {})
+        copies = self.copy + [1] * (len(self.runs) - len(self.copy))
         for i, (label, best) in enumerate(self.runs):
             if i in out:
                 continue
             for name, vals in best.items():
-                for m in (0, 1):
-                    by[m].setdefault(label, {}).setdefault(name, []).append(vals[m])
-        self._kept = (out, by, [r for i, r in enumerate(self.runs) if i not in out])
+                for m, v in enumerate((vals[0], vals[1], copies[i])):
+                    by[m].setdefault(label, {}).setdefault(name, []).append(v)
+        kept = [i for i in range(len(self.runs)) if i not in out]
+        self._kept = (out, by, [self.runs[i] for i in kept], [copies[i] for i in kept])
 
-    def pooled(self, label, names):
+    def pooled(self, label, names, with_copy=False):
         """A strategy's sizes pooled: one value per kept process of label that measured every
         one of names, the geometric mean over names of its CPU time over that name's median
         among the kept processes of both arms (1.0: a process as fast as the middle one).
-        The ratio of two arms' pooled values is the geometric mean of the sizes' ratios."""
-        runs = [(lb, best) for lb, best in self._state()[2]
+        The ratio of two arms' pooled values is the geometric mean of the sizes' ratios.
+        with_copy: (copy, value) pairs instead (copies.py)."""
+        _, _, kept, copies = self._state()
+        runs = [(lb, best, c) for (lb, best), c in zip(kept, copies)
                 if all(n in best and best[n][0] > 0 for n in names)]
         if not names or not runs:
             return []
-        med = {n: statistics.median(best[n][0] for _, best in runs) for n in names}
-        return [math.exp(sum(math.log(best[n][0] / med[n]) for n in names) / len(names))
-                for lb, best in runs if lb == label]
+        med = {n: statistics.median(best[n][0] for _, best, _ in runs) for n in names}
+        vals = [(c, math.exp(sum(math.log(best[n][0] / med[n]) for n in names) / len(names)))
+                for lb, best, c in runs if lb == label]
+        return vals if with_copy else [v for _, v in vals]
 
     def _by_metric(self, m):
         return self._state()[1][m]
 
     def values(self, label, name, metric="cpu"):
         return getattr(self, metric).get(label, {}).get(name, [])
+
+    def by_copy(self, label, name):
+        """(copy, CPU seconds) of each kept process of label that measured name."""
+        return list(zip(self._by_metric(2).get(label, {}).get(name, []),
+                        self.values(label, name)))
 
 
 def names_filter(names):
@@ -124,14 +137,14 @@ def command(binary, settings, bfilter, out_json):
             "--benchmark_out_format=json"]
 
 
-def run_process(arm, settings, bfilter, out_json, timeout=None, cpu=None):
-    """Runs one process of arm over bfilter, pinned to cpu unless None; (Run or None, exit
-    status, seconds, timed out). The environment: ours, the settings' (glibc's malloc
-    thresholds), then the arm's."""
+def run_process(arm, settings, bfilter, out_json, timeout=None, cpu=None, binary=None):
+    """Runs one process of arm over bfilter from binary (default arm.binary; a copy of it:
+    copies.py), pinned to cpu unless None; (Run or None, exit status, seconds, timed out). The
+    environment: ours, the settings' (glibc's malloc thresholds), then the arm's."""
     env = dict(os.environ)
     env.update(settings.get("env", {}))
     env.update(arm.env)
-    cmd = command(arm.binary, settings, bfilter, out_json + ".tmp")
+    cmd = command(binary or arm.binary, settings, bfilter, out_json + ".tmp")
     t0 = time.monotonic()
     with open(out_json[:-len(".json")] + ".log", "w") as logf:
         logf.write(" ".join("%s=%s" % kv for kv in sorted(arm.env.items())) + " " +
@@ -168,9 +181,11 @@ def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log
         for i, arm in enumerate(order):
             k = b * 4 + i + 1
             path = os.path.join(out_dir, "%s-%03d-%s.json" % (tag, n + k, arm.label))
-            run, rc, secs, timed_out = run_process(arm, settings, bfilter, path, timeout, cpu)
+            copy, binary = copies.take(arm)
+            run, rc, secs, timed_out = run_process(arm, settings, bfilter, path, timeout, cpu,
+                                                   binary)
             samples.processes.append(dict(label=arm.label, block=b + 1, tag=tag, rc=rc,
-                                          seconds=round(secs, 3), json=path,
+                                          copy=copy, seconds=round(secs, 3), json=path,
                                           timed_out=timed_out, cpu=cpu,
                                           probe_ms={c: round(v, 3) for c, v in probe.items()}))
             if timed_out:
@@ -180,7 +195,7 @@ def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log
             if run is None:
                 raise RunFailed("%s's hotbench failed (exit %s); its output: %s" % (
                     arm.label, rc, path[:-len(".json")] + ".log"))
-            samples.add(arm.label, run)
+            samples.add(arm.label, run, copy)
             samples.processes[-1]["run"] = len(samples.runs) - 1
             done = [p["seconds"] for p in samples.processes[n:]]
             eta = sum(done) / len(done) * (total - k)

@@ -1,0 +1,123 @@
+"""strategies - the compare's summary, one line per strategy, and the copies' own spread.
+
+A reviewer reads one line per strategy: regressed, improved, the same within +-e, or undecided
+and why; the rows (one per size) stay below it. A strategy's sizes are pooled per process
+(trials.Samples.pooled: the geometric mean over its sizes of each size's time over that size's
+median), so its interval is narrower than any one size's (issue 31: 233-275 of 291 rows were
+inconclusive in an unchanged compare; their strategies are fewer and better measured).
+
+copy_floor: what base against base shows in the same compare. Each arm runs from several
+copies of its binary (copies.py); the spread of one arm's copies (the largest over the smallest
+of their medians, per benchmark) is the A/A of that run, the floor under which a head/base
+difference is no evidence (random_effects.py makes the confirmation's interval clear it).
+"""
+
+import statistics
+
+from .verdicts import ORDER, describe_time, pct, time_verdict
+
+DECIDED = ("failed", "regressed", "accepted", "improved", "same")
+
+
+def copy_medians(samples, label, name):
+    """{copy: median seconds} of label's kept processes of name, by copy."""
+    by = {}
+    for c, v in samples.by_copy(label, name):
+        by.setdefault(c, []).append(v)
+    return {c: statistics.median(vs) for c, vs in sorted(by.items())}
+
+
+def spread(medians):
+    """The largest copy median over the smallest, minus 1; None for fewer than 2 copies."""
+    vals = list(medians.values())
+    return max(vals) / min(vals) - 1 if len(vals) >= 2 and min(vals) > 0 else None
+
+
+def copy_floor(samples, rows):
+    """The screening's copy spread (the A/A) over the timed rows: {copies, rows, base: {median,
+    p90, max, max_row}, head: likewise} as fractions, or None with fewer than 2 copies; each
+    timed row gets row["copies"] = {label: {copy: median seconds}}."""
+    spreads = {"base": [], "head": []}
+    for r in rows:
+        if not r.get("n_base") or not r.get("n_head"):
+            continue
+        meds = {lb: copy_medians(samples, lb, r["name"]) for lb in spreads}
+        r["copies"] = meds
+        for lb, m in meds.items():
+            sp = spread(m)
+            if sp is not None:
+                spreads[lb].append((sp, r["name"]))
+    if not spreads["base"]:
+        return None
+    out = dict(copies=max(len(r.get("copies", {}).get("base", {})) for r in rows), rows=len(
+        spreads["base"]))
+    for lb, sps in spreads.items():
+        vals = sorted(s for s, _ in sps)
+        top = max(sps)
+        out[lb] = dict(median=statistics.median(vals), p90=vals[int(0.9 * (len(vals) - 1))],
+                       max=top[0], max_row=top[1])
+    return out
+
+
+def summarize(rows, samples, opts):
+    """One dict per strategy (family), in verdict order then name: family, verdict (a row
+    verdict of ORDER, or "undecided"), sizes, ratio and ci (its sizes pooled over the
+    screening's processes, 95%), why (what decided it or why nothing did)."""
+    fams = {}
+    for r in rows:
+        if r.get("family"):
+            fams.setdefault(r["family"], []).append(r)
+    out = [strategy_line(fam, rs, samples, opts) for fam, rs in fams.items()]
+    rank = ORDER + ["undecided"]
+    out.sort(key=lambda s: (rank.index(s["verdict"]), s["family"]))
+    return out
+
+
+def strategy_line(family, rows, samples, opts):
+    """The summary of one strategy from its rows (the module's rules)."""
+    timed = [r["name"] for r in rows if r.get("n_base") and r.get("n_head")]
+    tv = time_verdict(samples.pooled("base", timed), samples.pooled("head", timed),
+                      opts.min_effect) if timed else None
+    out = dict(family=family, sizes=len(rows), timed=len(timed),
+               ratio=tv and tv.get("ratio"), ci=tv and tv.get("ci"))
+    verdicts = [r["verdict"] for r in rows]
+    for v in ("failed", "regressed", "accepted", "improved"):
+        hit = [r for r in rows if r["verdict"] == v]
+        if hit:
+            out.update(verdict=v, why="%d of %d sizes %s: %s" % (
+                len(hit), len(rows), v, ", ".join(sizes(hit))))
+            return out
+    if all(v == "not-measured" for v in verdicts):
+        out.update(verdict="not-measured", why=rows[0]["check"])
+    elif tv and tv["verdict"] == "same":
+        out.update(verdict="same", why="sizes pooled: " + describe_time(tv, "screening"))
+    else:
+        out.update(verdict="undecided", why=undecided_why(rows, tv, opts))
+    return out
+
+
+def sizes(rows):
+    """The rows' parameters as short text ("rows:1000"), else their names."""
+    out = []
+    for r in rows:
+        p = r.get("params") or {}
+        out.append(",".join("%s:%s" % kv for kv in sorted(p.items())) or r["name"])
+    return out
+
+
+def undecided_why(rows, tv, opts):
+    """Why a strategy is undecided: a suspect not confirmed (and why), else its pooled
+    interval, wider than +-e."""
+    for key in ("no code change", "copies' own spread", "not confirmed"):
+        hit = [r for r in rows if key in (r.get("check") or "")]
+        if hit:
+            return "%s (%d of %d sizes): %s" % (
+                {"no code change": "a slowdown in time only, with no code change",
+                 "copies' own spread": "a slowdown not beyond the copies' own spread",
+                 "not confirmed": "a suspect the confirmation did not repeat"}[key],
+                len(hit), len(rows), hit[0]["name"])
+    if not tv or tv.get("ratio") is None:
+        return "fewer than 2 processes a side"
+    lo, hi = tv["ci"]
+    return "sizes pooled %s [%s, %s]: wider than +-%g%%" % (
+        pct(tv["ratio"]), pct(lo), pct(hi), opts.min_effect * 100)
