@@ -6,7 +6,8 @@
 #   growth     bufgrow doubling grows by 1.25, not 2: bufgrow/doubling/size:65536, instructions
 #   parser     rfc3339 swar does 20% extra work: rfc3339/swar/rows:1000, instructions
 #   quadratic  bufgrow growth-1.5 grows to what is needed: bufgrow/growth-1.5, complexity or time
-# Both arms run BINDIR/hotbench (--build: nothing is built), differing only by their environment.
+# Both arms run BINDIR/hotbench (--build: nothing is built), differing only by their environment;
+# the unchanged compare's head is a copy of it in another folder (--head-build), as in CI.
 # On a small selection (two groups, their reference rows, 3 sizes; 2 screening and 3 confirming
 # blocks): it checks the engine's logic, not its power (make gate-power does), in about a minute.
 # Needs a build with -DHB_TEST_HOOKS=ON (make test's build-test) and valgrind; exits 77 (ctest:
@@ -55,7 +56,10 @@ compare() { # injection ('' = none): runs the compare, output in $work/<name>.ou
     local inject=()
     [ -n "$1" ] && inject=(--head-env "HB_INJECT=$1")
     local t=$SECONDS
-    "${compare[@]}" "${sel[@]}" "${inject[@]}" --out "$work/$name" >"$work/$name.out" 2>&1
+    local head=()
+    [ -z "$1" ] && head=("${sel_unchanged[@]}")
+    "${compare[@]}" "${sel[@]}" "${head[@]}" "${inject[@]}" --out "$work/$name" \
+        >"$work/$name.out" 2>&1
     status=$?
     echo "test_gate: compare $name: exit $status, $((SECONDS - t)) s"
 }
@@ -64,8 +68,23 @@ regressed() {
     grep -E "^REGRESSED $2[^ ]* \[.*$3" "$work/$1.out" >/dev/null
 }
 
+# The unchanged head is another file of the same code (a copy: a second link writes the same
+# bytes), as in CI, where base and head are two builds; each arm runs from 3 copies of its own.
+mkdir -p "$work/head-build"
+cp "$bindir/hotbench" "$work/head-build/hotbench"
+sel_unchanged=(--head-build "$work/head-build")
 compare ""
 check "unchanged: exit 0" test "$status" -eq 0
+check "unchanged: one line per strategy, the decided ones counted" \
+    grep -Eq '^strategies: [0-9]+ of 5 decided' "$work/unchanged.out"
+check "unchanged: each arm ran from 3 copies, their spread shown" \
+    grep -Eq '^copies: each arm ran from 3 copies of its binary' "$work/unchanged.out"
+check "unchanged: compare.json names the head's own file" /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1] + "/compare.json"))
+sys.exit(not (d["head"]["binary"] == sys.argv[2] and d["base"]["binary"] != sys.argv[2] and
+              d["head"]["copies"] == 3 and d["head"]["sha256"] == d["base"]["sha256"] and
+              {p["copy"] for p in d["processes"]} == {1, 2, 3}))' \
+    "$work/unchanged" "$work/head-build/hotbench"
 check "unchanged: no regression" bash -c "! grep -q '^REGRESSED' '$work/unchanged.out'"
 # its speed may be inconclusive on a loaded machine (noise is never a failure); listed with its
 # instruction change (the instr column), not regressed

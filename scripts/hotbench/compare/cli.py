@@ -68,7 +68,9 @@ def arms_from(args, log, out):
         binary = os.path.join(args.build, "hotbench")
         if not os.access(binary, os.X_OK):
             die("%s is not an executable hotbench" % binary)
-        return Arm("base", binary, benv, rev=args.build), Arm("head", binary, henv, rev=args.build)
+        hbin = head_build(args) if args.head_build else binary
+        return Arm("base", binary, benv, rev=args.build), \
+            Arm("head", hbin, henv, rev=args.head_build or args.build)
     revs = (("base", args.base), ("head", args.head or WORKTREE))
     sides = [notbuilt.Side(label, rev, resolve(ROOT, rev), "") for label, rev in revs]
     for side in sides:  # both resolved (exit 2 for an unknown one) before any build
@@ -169,7 +171,7 @@ def parser():
       "parent; with neither, the committed-baseline gate (scripts/gate.py ci)")
     a("--build", help="compare DIR/hotbench with itself (arms differ by --base-env/--head-env)")
     a("--head-build", metavar="DIR", help="the working tree's hotbench already built in DIR "
-      "(instead of building build-rev/worktree/)")
+      "(instead of building build-rev/worktree/); with --build, the head's hotbench")
     a("--hooks", action="store_true", help="build with -DHB_TEST_HOOKS=ON (test injections)")
     a("--base-env", action="append", metavar="VAR=VALUE", help="environment of the base's runs")
     a("--head-env", action="append", metavar="VAR=VALUE", help="environment of the head's runs")

@@ -117,6 +117,13 @@ def step_down(tests, opts):
     return out
 
 
+def copies_text(tv):
+    """'; copies: +5.1% [+2.0%, +8.3%]' (the interval with the copy a random effect) or ''."""
+    c = tv.get("copies")
+    return "; copies: %s [%s, %s]" % (pct(c["ratio"]), pct(c["ci"][0]), pct(c["ci"][1])) \
+        if c else ""
+
+
 def decide(row, screen, conf, verdicts, strategy_sizes, opts):
     """A suspect's time verdict: regressed when its own test was rejected, or its strategy's
     pooled one and the size ran slower in the confirmation by itself; otherwise the verdict of
@@ -125,7 +132,7 @@ def decide(row, screen, conf, verdicts, strategy_sizes, opts):
     own = verdicts[("size", name)]
     stage = "confirmed at %.1f%% (Holm)" % (own["conf"] * 100)
     if own["verdict"] == "regressed":
-        return dict(own, text=describe_time(own, stage))
+        return dict(own, text=describe_time(own, stage) + copies_text(own))
     fam = verdicts.get(("strategy", row["family"]))
     if fam and fam["verdict"] == "regressed" and own.get("ratio") and own["ratio"] > 1:
         return dict(fam, text="time (confirmed with its strategy's %d suspect sizes pooled at "
