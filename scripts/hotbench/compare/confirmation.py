@@ -26,16 +26,19 @@ ALPHA = 0.05
 ANCHORS = 6
 
 
-def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples):
+def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, undecided=()):
     """Runs the confirmation of the suspects into samples (trials.Samples) and adds every
-    timed row's time check."""
+    timed row's time check. undecided: the sizes of undecided strategies measured beside them
+    (strategies.to_confirm; they decide only their strategy's summary line)."""
     suspects = sorted(n for n, r in rows.items() if r.get("suspect"))
-    if suspects:
-        anchors = anchor_names(rows, suspects)
-        log("compare: %d suspect(s) of a slowdown; confirming in %d more ABBA block(s), with %d "
-            "of the rest as anchors of the processes' speed" % (
-                len(suspects), opts.confirm_blocks, len(anchors)))
-        interleaved(arms, settings, names_filter(suspects + anchors), opts.confirm_blocks,
+    if suspects or undecided:
+        anchors = anchor_names(rows, suspects + list(undecided))
+        log("compare: %d suspect(s) of a slowdown and %d size(s) of undecided strategies; "
+            "confirming in %d more ABBA block(s), with %d of the rest as anchors of the "
+            "processes' speed" % (len(suspects), len(undecided), opts.confirm_blocks,
+                                  len(anchors)))
+        interleaved(arms, settings, names_filter(sorted(set(suspects) | set(undecided)) +
+                                                 anchors), opts.confirm_blocks,
                     trials_dir, "confirm", samples, rng, log)
     judged = judge(rows, screen, samples, suspects, opts)
     for name, row in rows.items():

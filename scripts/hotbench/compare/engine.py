@@ -219,7 +219,7 @@ def measure(base, head, opts, out_dir, log):
         rows = checks.screen_rows(screen, opts, left_out)
         conf = Samples()
         confirmation.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng, log,
-                             conf)
+                             conf, strategies.to_confirm(rows, screen, opts))
         checks.unbudgeted(rows, screen, (base, head), settings, opts, trials_dir, rng, log)
     except RunFailed as e:
         die(str(e))
@@ -232,7 +232,7 @@ def measure(base, head, opts, out_dir, log):
                     screen.processes + conf.processes)
     result.toolchain = toolchain.compare(screen.context)
     result.aa = strategies.copy_floor(screen, rows)
-    result.strategies = strategies.summarize(rows, screen, opts)
+    result.strategies = strategies.summarize(rows, screen, opts, conf)
     if plan:
         result.estimate = {
             "expected_s": round(plan["total"][1], 1),

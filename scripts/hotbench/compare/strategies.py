@@ -12,11 +12,15 @@ of their medians, per benchmark) is the A/A of that run, the floor under which a
 difference is no evidence (random_effects.py makes the confirmation's interval clear it).
 """
 
+import math
 import statistics
 
 from .verdicts import ORDER, describe_time, pct, time_verdict
 
 DECIDED = ("failed", "regressed", "accepted", "improved", "same")
+
+# Undecided strategies that join the confirmation, the largest estimates first (to_confirm)
+UNDECIDED_CAP = 6
 
 
 def copy_medians(samples, label, name):
@@ -59,25 +63,50 @@ def copy_floor(samples, rows):
     return out
 
 
-def summarize(rows, samples, opts):
+def to_confirm(rows, samples, opts, cap=UNDECIDED_CAP):
+    """The sizes of the undecided strategies to measure again in the confirmation: those with no
+    suspect size whose sizes pooled are neither the same within +-e nor improved, the largest
+    estimates (either way) first, at most cap strategies (Pinpoint's rule: runs go where the
+    answer is still open). rows: {name: row} of the screening; returns a sorted list of names."""
+    fams = {}
+    for name, r in rows.items():
+        if r.get("family") and r.get("time") and r["time"].get("ratio"):
+            fams.setdefault(r["family"], []).append(name)
+    open_ = []
+    for fam, names in fams.items():
+        if any(rows[n].get("suspect") for n in names):
+            continue
+        tv = time_verdict(samples.pooled("base", names), samples.pooled("head", names),
+                          opts.min_effect)
+        if tv["verdict"] == "inconclusive" and tv.get("ratio"):
+            open_.append((abs(math.log(tv["ratio"])), fam))
+    chosen = [fam for _, fam in sorted(open_, reverse=True)[:cap]]
+    return sorted(n for fam in chosen for n in fams[fam])
+
+
+def summarize(rows, samples, opts, again=None):
     """One dict per strategy (family), in verdict order then name: family, verdict (a row
     verdict of ORDER, or "undecided"), sizes, ratio and ci (its sizes pooled over the
-    screening's processes, 95%), why (what decided it or why nothing did)."""
+    screening's processes and, where it ran there, the confirmation's: again, 95%), runs (per
+    side), why (what decided it or why nothing did)."""
     fams = {}
     for r in rows:
         if r.get("family"):
             fams.setdefault(r["family"], []).append(r)
-    out = [strategy_line(fam, rs, samples, opts) for fam, rs in fams.items()]
+    out = [strategy_line(fam, rs, samples, opts, again) for fam, rs in fams.items()]
     rank = ORDER + ["undecided"]
     out.sort(key=lambda s: (rank.index(s["verdict"]), s["family"]))
     return out
 
 
-def strategy_line(family, rows, samples, opts):
+def strategy_line(family, rows, samples, opts, again=None):
     """The summary of one strategy from its rows (the module's rules)."""
     timed = [r["name"] for r in rows if r.get("n_base") and r.get("n_head")]
-    tv = time_verdict(samples.pooled("base", timed), samples.pooled("head", timed),
-                      opts.min_effect) if timed else None
+    tv = None
+    if timed:
+        pooled = {lb: samples.pooled(lb, timed) + (again.pooled(lb, timed) if again else [])
+                  for lb in ("base", "head")}
+        tv = time_verdict(pooled["base"], pooled["head"], opts.min_effect)
     out = dict(family=family, sizes=len(rows), timed=len(timed),
                ratio=tv and tv.get("ratio"), ci=tv and tv.get("ci"))
     verdicts = [r["verdict"] for r in rows]
