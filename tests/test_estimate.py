@@ -169,10 +169,11 @@ def test_compare_plan():
     cg = D.VALGRIND_START_S + D.C_BENCH + D.CALLGRIND_SLOWDOWN * (1 + E.C_T) * 0.001
     assert close(p["callgrind"], cg), p
     assert close(p["total"][0], probe_t + probe_o + 12 * one + cg), p
-    many = {"g/a/s:%d/real_time" % i: row(100, 0.001 * i) for i in range(1, 21)}
+    # 10 strategies of 2 sizes: one suspect, UNDECIDED_CAP strategies of 2 sizes, the anchors
+    many = {"g/a%d/s:%d/real_time" % (i // 2, i): row(100, 0.001 * i) for i in range(1, 21)}
     q = D.plan(sorted(many), [], many, Opts)
     costs = sorted(sum(D.benchmark_seconds(r, 0.01, 2)) for r in many.values())
-    likely = D.P0 + costs[10] + sum(costs[:D.ANCHORS])
+    likely = D.P0 + costs[10] * (1 + D.UNDECIDED_CAP * 20 / 11) + sum(costs[:D.ANCHORS])
     assert close(q["confirmation"][1], 20 * likely) and q["confirmation"][2] > 20 * likely, q
     # after the probe: s:1 measured at 2 ms an iteration, the overheads at twice the model's
     measured = {"g/a/s:1/real_time": 0.002}

@@ -11,10 +11,12 @@ priced like its neighbours) with bench.py's terms (hotbench/estimate.py), split 
   probe       one process, one iteration of each benchmark of the selection (R = 1, m = 0)
   screening   blocks x 4 processes of the benchmarks the probe keeps (per iteration at most
               --max-iteration)
-  confirmation  confirm_blocks x 4 processes of the suspects and ANCHORS anchors (the quickest
-              benchmarks): 0 when the screening finds no suspect, likely one suspect (the
-              median benchmark) with the anchors, at most processes of the screening's size:
-              the estimate is the likely total, with that range
+  confirmation  confirm_blocks x 4 processes of the suspects, the sizes of up to
+              UNDECIDED_CAP undecided strategies (strategies.to_confirm) and ANCHORS anchors (the
+              quickest benchmarks): 0 when the screening decides everything, likely one suspect
+              and UNDECIDED_CAP strategies of the selection's mean number of sizes (each
+              benchmark the median one) with the anchors, at most processes of the screening's
+              size: the estimate is the likely total, with that range
   callgrind   the two arms side by side, each VALGRIND_START_S + C_BENCH per benchmark +
               CALLGRIND_SLOWDOWN x (1 + C_T) x t per benchmark of the instruction selection
 
@@ -32,6 +34,7 @@ own "about" figure and are not in the estimate.
 """
 from .. import estimate as model
 from .confirmation import ANCHORS
+from .strategies import UNDECIDED_CAP
 
 VALGRIND_START_S = 1.0  # valgrind's own start (a guess: the compare of 2026-12-05 took ~1 s)
 CALLGRIND_SLOWDOWN = 50.0  # callgrind runs code ~50x slower than native (valgrind's manual)
@@ -107,7 +110,9 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0):
     one = st + so * pace
     screening = opts.blocks * 4 * one
     costs = sorted(a + b * pace for a, b in each)
-    likely = (P0 * pace + costs[len(costs) // 2] + sum(costs[:ANCHORS])) if costs else 0.0
+    sizes = len(screen_names) / max(1, len({"/".join(n.split("/")[:2]) for n in screen_names}))
+    likely = (P0 * pace + costs[len(costs) // 2] * (1 + UNDECIDED_CAP * sizes) +
+              sum(costs[:ANCHORS])) if costs else 0.0
     confirmation = [0.0, opts.confirm_blocks * 4 * min(likely, one),
                     opts.confirm_blocks * 4 * one]
     callgrind = 0.0
@@ -150,9 +155,10 @@ def text(p, pace=None):
     if pace is not None:
         return "%s after the probe (its iterations as measured, the overheads x%.2f the " \
                "model's)" % (head, pace)
-    steps = "probe %s, screening %s, confirmation %s (one suspect and %d anchors; it runs " \
-            "only when the screening finds a suspect), callgrind %s" % (
-                span(p["probe"]), span(p["screening"]), span(p["confirmation"][1]), ANCHORS,
-                span(p["callgrind"]))
+    steps = "probe %s, screening %s, confirmation %s (one suspect, %d undecided strategies " \
+            "and %d anchors; it runs only when the screening leaves a suspect or an undecided " \
+            "strategy), callgrind %s" % (
+                span(p["probe"]), span(p["screening"]), span(p["confirmation"][1]),
+                UNDECIDED_CAP, ANCHORS, span(p["callgrind"]))
     return "%s for %d benchmarks (%s; priced from the reference run, the builds aside)" % (
         head, p["benchmarks"], steps)
