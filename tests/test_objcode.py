@@ -12,7 +12,8 @@ as between build-rev/<commit>/ and build-ci/):
     of a case's file do not count;
   - a missing or empty build directory, an object that is not ELF, link-time-optimisation
     objects: None with the reason;
-  - the object path table of part_of().
+  - the object path table of part_of(); one Witness asked about several cases; the command
+    line (--help, usage errors, fingerprints, a compare, an unknown answer).
 With two arguments, BUILD_DIR and SOURCE_DIR (ctest gives the test build's): every case of
 cases.def has a fingerprint there, and each is unchanged against the same directory.
 Correctness only, never timings. Needs cc and readelf; skipped (77) without them."""
@@ -261,6 +262,49 @@ class Unchanged(unittest.TestCase):
         self.assertIsNone(prints)
         # gcc: ELF objects of .gnu.lto_* sections; clang: bitcode, which readelf cannot read
         self.assertRegex(why, r"link-time optimisation code|readelf cannot read")
+
+
+class Command(unittest.TestCase):
+    """python3 -m hotbench.compare.objcode, and one Witness asked about several cases."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fake = Fake()
+        cls.base = cls.fake.build()
+        cls.head = cls.fake.build({"cases/c/c.c": TREE["cases/c/c.c"].replace("1;", "5;")})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fake.close()
+
+    def run_cli(self, *args):
+        py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        p = subprocess.run([py, "-m", "hotbench.compare.objcode"] + list(args), text=True,
+                           capture_output=True, cwd=os.path.join(SRC, "scripts"))
+        self.assertNotIn("Traceback", p.stdout + p.stderr)
+        return p
+
+    def test_witness(self):
+        w = objcode.Witness(self.base, self.head)
+        self.assertEqual([w.unchanged(c)[0] for c in ("a", "b", "c")], [True, True, False])
+
+    def test_cli(self):
+        p = self.run_cli("--help")
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn("usage:", p.stdout)
+        self.assertEqual(self.run_cli().returncode, 2)
+        self.assertEqual(self.run_cli("--bogus").returncode, 2)
+        p = self.run_cli(self.base)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"^([0-9a-f]{64} (a|b|c|%s)\n){4}$" % SHARED)
+        p = self.run_cli(self.base, self.head)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines()[2], "c: changed: cases/c objects differ "
+                         "(cases/c/c.c)")
+        p = self.run_cli(self.base, os.path.join(self.fake.tmp, "missing"), "a")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("objcode: the head build's object code is unknown: no build directory",
+                      p.stderr)
 
 
 class PartOf(unittest.TestCase):

@@ -31,7 +31,7 @@ Never: .comment, .debug*, .note*, .group, the symbol and string tables' own byte
 a path or -g changes nothing; any change of the code, its constants or what it calls does.
 
 A case that calls another case's code (a symbol its objects use undefined is defined in the
-other's: cases/volumes uses the RFC 3339 reference parser) includes the other's objects in its
+other's: DESIGN.md lets a case use another's public header) includes the other's objects in its
 fingerprint, transitively; calls into SHARED are covered by SHARED itself.
 
 Stale objects (a source removed since the build directory's last build) stay in it and count:
@@ -39,7 +39,7 @@ they can only make two builds differ, never hide a difference. Objects of link-t
 optimisation (gcc's .gnu.lto_*, clang's bitcode) hold no machine code: the answer is unknown.
 
     prints, why = fingerprints("build-rev/<commit>")
-    same, text = unchanged("build-rev/<base>", "build-ci", "rfc3339")
+    same, text = Witness("build-rev/<base>", "build-ci").unchanged(case)
 """
 
 import hashlib
@@ -319,42 +319,61 @@ def differing_sources(base, head):
                   if base["objects"].get(rel) != head["objects"].get(rel))
 
 
+class Witness:
+    """The object code of two builds, read once (two scan() calls, about 1 s in all), asked
+    case by case: Witness(base_dir, head_dir).unchanged(case). base_dir, head_dir: str paths
+    of build directories (build-rev/<commit>/, build-ci/, ...). Holds no files open."""
+
+    def __init__(self, base_dir, head_dir):
+        self.dirs = dict(base=base_dir, head=head_dir)
+        self.scans, self.unknown = {}, ""
+        for label in ("base", "head"):
+            parts, reason = scan(self.dirs[label])
+            if parts is None:
+                self.unknown = "the %s build's object code is unknown: %s" % (label, reason)
+                break
+            self.scans[label] = parts
+
+    def unchanged(self, case):
+        """(same, text): whether case's code (its folder cases/<case>/, the cases it calls,
+        and SHARED) is byte-identical in the two builds. same is True (identical; text counts
+        the objects), False (a difference; text names each, '; '-separated: "cases/x objects
+        differ (cases/x/p.c)", "the harness differs (harness/q.c)", "cases/y objects differ
+        (...) (cases/x calls them)", "cases/x has objects in the head build only") or None
+        (unknown: either build's objects cannot be read, or neither build has objects of the
+        case; text says which and why). Never raises for bad input."""
+        if self.unknown:
+            return None, self.unknown
+        base, head = self.scans["base"], self.scans["head"]
+        if case not in base and case not in head:
+            return None, "neither build has objects of %s%s/" % (CASES, case)
+        callees = set(calls(base, case) if case in base else []) | \
+            set(calls(head, case) if case in head else [])
+        diffs = []
+        for name in [case] + sorted(callees):
+            why = "" if name == case else " (%s%s calls them)" % (CASES, case)
+            if name not in base or name not in head:
+                diffs.append("%s%s has objects in the %s build only%s" % (
+                    CASES, name, "head" if name in head else "base", why))
+            elif own_digest(base[name]) != own_digest(head[name]):
+                diffs.append("%s%s objects differ (%s)%s" % (
+                    CASES, name, ", ".join(differing_sources(base[name], head[name])), why))
+        if SHARED not in base or SHARED not in head:
+            diffs.append("the %s has objects in one build only" % SHARED)
+        elif own_digest(base[SHARED]) != own_digest(head[SHARED]):
+            diffs.append("the %s differs (%s)" % (
+                SHARED, ", ".join(differing_sources(base[SHARED], head[SHARED]))))
+        if diffs:
+            return False, "; ".join(diffs)
+        n = sum(len(head[name]["objects"]) for name in [case, SHARED] + sorted(callees))
+        return True, "%s%s/, the cases it calls and the %s: %d objects, byte-identical" % (
+            CASES, case, SHARED, n)
+
+
 def unchanged(base_dir, head_dir, case):
-    """(same, text): whether case's code (its folder cases/<case>/, the cases it calls, and
-    SHARED) is byte-identical in the builds base_dir and head_dir (str paths). same is True
-    (identical), False (a difference; text names each: "cases/x objects differ (x.c)",
-    "the harness differs (...)", "cases/y objects differ (cases/x calls them)", "cases/x has
-    objects in the head build only") or None (unknown: either build's objects cannot be read,
-    or neither has objects of the case; text says which and why). No exception for bad input."""
-    scans = {}
-    for label, d in (("base", base_dir), ("head", head_dir)):
-        parts, reason = scan(d)
-        if parts is None:
-            return None, "the %s build's object code is unknown: %s" % (label, reason)
-        scans[label] = parts
-    base, head = scans["base"], scans["head"]
-    if case not in base and case not in head:
-        return None, "neither build has objects of %s%s/" % (CASES, case)
-    diffs = []
-    for name in [case] + sorted(set(calls(base, case) if case in base else []) |
-                                set(calls(head, case) if case in head else [])):
-        why = "" if name == case else " (%s%s calls them)" % (CASES, case)
-        if name not in base or name not in head:
-            diffs.append("%s%s has objects in the %s build only%s" % (
-                CASES, name, "head" if name in head else "base", why))
-        elif own_digest(base[name]) != own_digest(head[name]):
-            diffs.append("%s%s objects differ (%s)%s" % (
-                CASES, name, ", ".join(differing_sources(base[name], head[name])), why))
-    if SHARED not in base or SHARED not in head:
-        diffs.append("the %s has objects in one build only" % SHARED)
-    elif own_digest(base[SHARED]) != own_digest(head[SHARED]):
-        diffs.append("the %s differs (%s)" % (
-            SHARED, ", ".join(differing_sources(base[SHARED], head[SHARED]))))
-    if diffs:
-        return False, "; ".join(diffs)
-    n = sum(len(head[name]["objects"]) for name in [case, SHARED] + calls(head, case))
-    return True, "%s%s/, the cases it calls and the %s: %d objects, byte-identical" % (
-        CASES, case, SHARED, n)
+    """Witness(base_dir, head_dir).unchanged(case): one question, both builds read for it (ask
+    a Witness when there are several cases)."""
+    return Witness(base_dir, head_dir).unchanged(case)
 
 
 USAGE = """usage: python3 -m hotbench.compare.objcode BUILD_DIR [HEAD_DIR [CASE ...]]
@@ -380,13 +399,14 @@ def main(argv):
         for name in sorted(prints):
             print("%s %s" % (prints[name], name))
         return 0
-    cases = argv[2:]
-    if not cases:
-        sides = [scan(d)[0] or {} for d in argv[:2]]
-        cases = sorted((set(sides[0]) | set(sides[1])) - {SHARED})
+    witness = Witness(argv[0], argv[1])
+    if witness.unknown:
+        print("objcode: " + witness.unknown, file=sys.stderr)
+        return 1
+    cases = argv[2:] or sorted(set().union(*witness.scans.values()) - {SHARED})
     status = 0
     for case in cases:
-        same, text = unchanged(argv[0], argv[1], case)
+        same, text = witness.unchanged(case)
         word = {True: "unchanged", False: "changed"}.get(same, "unknown")
         print("%s: %s: %s" % (case, word, text))
         status = 1 if same is None else status
