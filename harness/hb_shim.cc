@@ -9,6 +9,7 @@
 
 #include "hb.h"
 #include "hb_alloc.h"
+#include "hb_build_info.h"
 #include "hb_calibrate.h"
 #include "hb_counters.h"
 #include "hb_manifest.h"
@@ -47,19 +48,6 @@
 #include <valgrind/callgrind.h>
 #define HB_CALLGRIND 1
 #endif
-#endif
-
-#ifndef HB_BENCHMARK_VERSION
-#define HB_BENCHMARK_VERSION "unknown"
-#endif
-#ifndef HB_COMPILER
-#define HB_COMPILER "unknown"
-#endif
-#ifndef HB_BUILD_FLAGS
-#define HB_BUILD_FLAGS "unknown"
-#endif
-#ifndef HB_BUILD_TYPE
-#define HB_BUILD_TYPE "unknown"
 #endif
 
 namespace {
@@ -873,16 +861,14 @@ void open_counters()
 // The run's context keys of its build, options and allocator (measurement rule 6).
 void record_context(const hb_options &opt, const hb_alloc_info &alloc)
 {
+    // the build's strings come from their own object file (hb_build_info.h says why)
+    const hb_build_info *build = hb_build_info_get();
     const char *rev = std::getenv("HB_GIT_REV");
-#ifdef HB_GIT_REV_BUILD
-    if (!rev || !*rev)
-        rev = HB_GIT_REV_BUILD;
-#endif
-    hb_add_context("hb_git_revision", rev && *rev ? rev : "unknown");
-    hb_add_context("hb_compiler", HB_COMPILER);
-    hb_add_context("hb_build_flags", HB_BUILD_FLAGS);
-    hb_add_context("hb_build_type", HB_BUILD_TYPE);
-    hb_add_context("hb_benchmark_version", HB_BENCHMARK_VERSION);
+    hb_add_context("hb_git_revision", rev && *rev ? rev : build->git_revision);
+    hb_add_context("hb_compiler", build->compiler);
+    hb_add_context("hb_build_flags", build->build_flags);
+    hb_add_context("hb_build_type", build->build_type);
+    hb_add_context("hb_benchmark_version", build->benchmark_version);
     hb_add_context("hb_profile", opt.profile);
     char budget[32];
     std::snprintf(budget, sizeof budget, "%g", opt.budget_s);
