@@ -17,14 +17,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import numpy as np  # noqa: E402
 
 from hotbench.compare import accepted, outliers, rankstats, table, toolchain  # noqa: E402
-from hotbench.compare import copies, random_effects, strategies  # noqa: E402
+from hotbench.compare import copies, random_effects, strategies, witness  # noqa: E402
 from hotbench.compare.arms import Arm  # noqa: E402
 from hotbench.compare.checks import strategy_suspects  # noqa: E402
 from hotbench.compare.confirmation import judge, step_down, test_verdict  # noqa: E402
 from hotbench.compare.engine import Options, Result  # noqa: E402
 from hotbench.compare.trials import Samples  # noqa: E402
 from hotbench.compare import checks  # noqa: E402
-from hotbench.compare.verdicts import instructions_verdict, repeated, time_verdict  # noqa: E402
+from hotbench.compare.verdicts import (combine, instructions_verdict, repeated,  # noqa: E402
+                                       time_verdict)
 
 
 class RankStats(unittest.TestCase):
@@ -534,6 +535,63 @@ class Copies(unittest.TestCase):
             self.assertEqual(arm.describe()["copies"], 3)
             copies.remove(os.path.join(tmp, "out"))
             self.assertFalse(any(os.path.exists(p) for p in paths))
+
+
+class SecondWitness(unittest.TestCase):
+    """witness.py: a time regression with byte-identical object code and unmoved instructions
+    is inconclusive; with changed code, moved instructions or arms differing by environment it
+    stands."""
+
+    class Fake:
+        answers = {}
+
+        def __init__(self, base_dir, head_dir):
+            pass
+
+        def unchanged(self, case):
+            return self.answers[case]
+
+    class Manifest:
+        def case_of(self, group):
+            return {"name": {"g": "c1", "h": "c2"}[group]}
+
+    def rows(self):
+        out = {}
+        for name, fam, iv in (("g/s/n:1", "g/s", None), ("g/s/n:2", "g/s", "same"),
+                              ("g/s/n:3", "g/s", "regressed"), ("h/t/n:1", "h/t", None)):
+            out[name] = dict(name=name, family=fam, note="", time=dict(verdict="regressed"),
+                             checks=[dict(kind="time", verdict="regressed", text="time (x)")])
+            if iv:
+                out[name]["instructions"] = dict(verdict=iv, ratio=1.0 if iv == "same" else 1.1)
+                out[name]["checks"].append(dict(kind="instructions", verdict=iv, text="i"))
+        return out
+
+    def test_the_rule(self):
+        self.Fake.answers = {"c1": (True, "cases/c1/ ...: 3 objects, byte-identical"),
+                             "c2": (False, "cases/c2 objects differ (cases/c2/a.c)")}
+        saved, witness.Witness = witness.Witness, self.Fake
+        try:
+            rows = self.rows()
+            n = witness.apply(rows, Arm("base", "/b/hotbench"), Arm("head", "/h/hotbench"),
+                              self.Manifest(), lambda m: None)
+            self.assertEqual(n, 2)
+            for name in ("g/s/n:1", "g/s/n:2"):
+                combine(rows[name])
+                self.assertEqual(rows[name]["verdict"], "inconclusive")
+                self.assertIn("no code change: cases/c1/", rows[name]["check"])
+            combine(rows["g/s/n:3"])  # instructions rose: they decide, regressed
+            self.assertEqual(rows["g/s/n:3"]["verdict"], "regressed")
+            combine(rows["h/t/n:1"])  # its code changed: the time check stands
+            self.assertEqual(rows["h/t/n:1"]["verdict"], "regressed")
+            self.assertIn("cases/c2 objects differ", rows["h/t/n:1"]["note"])
+            rows = self.rows()  # an injection in one arm: no witness
+            n = witness.apply(rows, Arm("base", "/b/hotbench"),
+                              Arm("head", "/b/hotbench", env={"HB_INJECT": "parser"}),
+                              self.Manifest(), lambda m: None)
+            self.assertEqual(n, 0)
+            self.assertEqual(rows["g/s/n:1"]["time"]["verdict"], "regressed")
+        finally:
+            witness.Witness = saved
 
 
 class StrategyLines(unittest.TestCase):

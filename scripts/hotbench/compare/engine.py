@@ -22,7 +22,7 @@ import time
 from .. import estimate
 from ..manifest import Manifest, ManifestError
 from ..gate.settings import SETTINGS, selection_filter
-from . import checks, confirmation, copies, duration, strategies, toolchain
+from . import checks, confirmation, copies, duration, strategies, toolchain, witness
 from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
@@ -225,6 +225,7 @@ def measure(base, head, opts, out_dir, log):
         die(str(e))
     if opts.instructions:
         checks.instructions(rows, (base, head), settings, manifest, opts, out_dir, log)
+    witness.apply(rows, base, head, manifest, log)
     if opts.complexity:
         checks.complexity(rows, screen, manifest, opts)
     rows = checks.finish(rows)
