@@ -8,8 +8,12 @@
      (confirmation.py); a size the head skipped over the budget, again without the budget;
   3. instructions: each arm once under callgrind over the manifest's gate.ir_select
      (deterministic counts);
-  4. complexity: each strategy's exponent fitted along each view of the manifest, per arm; a
+  4. the second witness: a time regression whose case's object code is byte-identical in the
+     two builds and whose instruction count did not move is inconclusive (witness.py);
+  5. complexity: each strategy's exponent fitted along each view of the manifest, per arm; a
      higher exponent labels a regression of its largest size, and never decides alone.
+Each arm runs from several copies of its binary (copies.py), and the confirmation counts the
+copy as a random effect (random_effects.py); one line per strategy sums up (strategies.py).
 Verification runs first in every process (hotbench's harness): a benchmark that fails it in the
 head fails the compare. Verdicts: verdicts.py.
 """
