@@ -240,7 +240,7 @@ fuzz-coverage: deps
 #                    and runs the interleaved compare (scripts/compare.py's engine) 20 times
 #                    unchanged and 10 times per level; writes results/gate-power/<label>.md and
 #                    .json: detections, false alarms, minutes per compare, the machine's load, and
-#                    the goals (>= 9/10 at 5%, no false regressed row unchanged, <= 5 minutes per
+#                    the goals (>= 9/10 at 5%, no false regressed row unchanged, <= 10 minutes per
 #                    compare) with pass/fail. Hours on 2 cores; resumes where it stopped.
 #                    GATE_POWER_ARGS='--load 2' measures under 2 busy processes (label loaded);
 #                    scripts/gate_power.py --help lists the options.

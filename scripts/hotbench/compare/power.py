@@ -20,7 +20,8 @@ from ..gate.settings import ere_escape
 # The goals the table is judged against (printed under it with pass/fail).
 GOAL_LEVEL = 0.05           # the slowdown that must be caught ...
 GOAL_DETECTIONS = (9, 10)   # ... at least 9 times in 10
-GOAL_MINUTES = 5.0          # the longest compare with the default options, in minutes
+GOAL_MINUTES = 10.0         # the longest compare with the default options, in minutes: make
+#                             bench-ci's goal (issue 31), its two builds aside
 
 
 def family_regex(families):
