@@ -80,7 +80,8 @@ def classify(rows, injected, level):
     words = [_checks(r.get("check")) for r in caught]
     false = [r for r in rows if r.get("verdict") == "regressed" and r not in caught]
     keep = ("name", "family", "verdict", "check", "ratio", "ci")
-    return dict(detected=bool(caught),
+    witnessed = [r for r in rows if "no code change" in str(r.get("check") or "")]
+    return dict(detected=bool(caught), no_code_change=[r.get("name") for r in witnessed],
                 by_time=any(w & {"time", "speed"} for w in words),
                 by_instructions=any("instructions" in w for w in words),
                 false_rows=["%s [%s]" % (r.get("name"), r.get("check")) for r in false],
@@ -104,6 +105,7 @@ def summarize(level, records):
                 by_instructions=sum(r["by_instructions"] for r in records),
                 false_compares=sum(bool(r["false_rows"]) for r in records),
                 false_rows=sum(len(r["false_rows"]) for r in records),
+                no_code_change=sum(len(r.get("no_code_change", [])) for r in records),
                 minutes_median=statistics.median(minutes) if minutes else None,
                 minutes_max=max(minutes) if minutes else None)
 
@@ -177,16 +179,18 @@ def _fmt(x, spec):
 def table(lines):
     """The Markdown table of summarize()'s lines, as a list of text lines."""
     out = ["| slowdown | measured change | compares | detected | rate | by time "
-           "| by instructions | false-alarm compares | false rows | min/compare median | max |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "| by instructions | false-alarm compares | false rows | no code change rows "
+           "| min/compare median | max |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in lines:
         lvl = "none" if s["level"] == 0 else "%g%%" % (s["level"] * 100)
         det = "-" if s["level"] == 0 else "%d/%d" % (s["detections"], s["compares"])
         change = s.get("change_median")
         change = None if change is None else change * 100
-        out.append("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %s | %s |" % (
+        out.append("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %d | %s | %s |" % (
             lvl, _fmt(change, "%+.1f%%"), s["compares"], det, _fmt(s["rate"], "%.2f"),
             s["by_time"], s["by_instructions"], s["false_compares"], s["false_rows"],
+            s.get("no_code_change", 0),
             _fmt(s["minutes_median"], "%.2f"), _fmt(s["minutes_max"], "%.2f")))
     return out
 
@@ -205,8 +209,13 @@ def render(doc):
             "\"regressed\" (by time / by instructions: the check that said so); a false alarm is "
             "any other \"regressed\" row (every one when nothing was slowed down). Measured "
             "change: the median time change head/base - 1 of the slowed-down rows over the "
-            "compares (what the injection did, against its nominal fraction). The compares run "
-            "without callgrind: the injection's calibrated loop is no faithful instruction count "
+            "compares (what the injection did, against its nominal fraction). No code change "
+            "rows: time regressions the second witness made inconclusive (byte-identical object "
+            "code, instructions unmoved; docs/compare.md): what the time check alone would have "
+            "failed. The unchanged compares' heads are fresh builds of the tree with one "
+            "comment changed (unless the options say same_binary), with callgrind as in make "
+            "bench-ci (unless instructions is false); the injected levels run without "
+            "callgrind: the injection's calibrated loop is no faithful instruction count "
             "of a slowdown (valgrind slows it far less than the work it stands for), so every "
             "detection here is the time check's.", "",
             "Machine: %s, %s CPUs; load average %s before, %s after; background load: %d busy "
