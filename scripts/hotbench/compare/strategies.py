@@ -56,6 +56,9 @@ def copy_floor(samples, rows):
     out = dict(copies=max(len(r.get("copies", {}).get("base", {})) for r in rows), rows=len(
         spreads["base"]))
     for lb, sps in spreads.items():
+        if not sps:
+            out[lb] = dict(median=0.0, p90=0.0, max=0.0, max_row="none")
+            continue
         vals = sorted(s for s, _ in sps)
         top = max(sps)
         out[lb] = dict(median=statistics.median(vals), p90=vals[int(0.9 * (len(vals) - 1))],
