@@ -263,6 +263,9 @@ def one_compare(ctx, level, index):
                duration_s=getattr(res, "duration_s", None), exit_code=res.exit_code,
                summary=dict(res.summary), loadavg=[load_before, os.getloadavg()[0]])
     rec.update(power.classify(res.rows, ctx["families"], level))
+    rec["strategies"] = {}
+    for st in getattr(res, "strategies", []):  # one verdict per strategy (strategies.py)
+        rec["strategies"][st["verdict"]] = rec["strategies"].get(st["verdict"], 0) + 1
     if not ctx["keep"]:
         shutil.rmtree(out, ignore_errors=True)
     path = os.path.join(ctx["runs"], name + ".json")

@@ -106,8 +106,22 @@ def summarize(level, records):
                 false_compares=sum(bool(r["false_rows"]) for r in records),
                 false_rows=sum(len(r["false_rows"]) for r in records),
                 no_code_change=sum(len(r.get("no_code_change", [])) for r in records),
+                decided=decided_text(records),
                 minutes_median=statistics.median(minutes) if minutes else None,
                 minutes_max=max(minutes) if minutes else None)
+
+
+def decided_text(records):
+    """'12 of 78 (10-14)': the median number of strategies decided (regressed, improved, same,
+    failed or accepted: strategies.DECIDED) of the compares that recorded their strategies, of
+    how many, with the range; '-' when none did."""
+    from .strategies import DECIDED
+    counts = [(sum(n for v, n in r["strategies"].items() if v in DECIDED),
+               sum(r["strategies"].values())) for r in records if r.get("strategies")]
+    if not counts:
+        return "-"
+    d = sorted(c for c, _ in counts)
+    return "%g of %d (%d-%d)" % (statistics.median(d), counts[0][1], d[0], d[-1])
 
 
 def _off(line):
@@ -180,17 +194,17 @@ def table(lines):
     """The Markdown table of summarize()'s lines, as a list of text lines."""
     out = ["| slowdown | measured change | compares | detected | rate | by time "
            "| by instructions | false-alarm compares | false rows | no code change rows "
-           "| min/compare median | max |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "| strategies decided | min/compare median | max |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in lines:
         lvl = "none" if s["level"] == 0 else "%g%%" % (s["level"] * 100)
         det = "-" if s["level"] == 0 else "%d/%d" % (s["detections"], s["compares"])
         change = s.get("change_median")
         change = None if change is None else change * 100
-        out.append("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %d | %s | %s |" % (
+        out.append("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %d | %s | %s | %s |" % (
             lvl, _fmt(change, "%+.1f%%"), s["compares"], det, _fmt(s["rate"], "%.2f"),
             s["by_time"], s["by_instructions"], s["false_compares"], s["false_rows"],
-            s.get("no_code_change", 0),
+            s.get("no_code_change", 0), s.get("decided", "-"),
             _fmt(s["minutes_median"], "%.2f"), _fmt(s["minutes_max"], "%.2f")))
     return out
 
@@ -212,7 +226,9 @@ def render(doc):
             "compares (what the injection did, against its nominal fraction). No code change "
             "rows: time regressions the second witness made inconclusive (byte-identical object "
             "code, instructions unmoved; docs/compare.md): what the time check alone would have "
-            "failed. The unchanged compares' heads are fresh builds of the tree with one "
+            "failed. Strategies decided: the median over the compares of the strategies whose "
+            "summary line (docs/compare.md) was regressed, improved, the same within 2%, failed "
+            "or accepted, of all the compare's strategies, with the range. The unchanged compares' heads are fresh builds of the tree with one "
             "comment changed (unless the options say same_binary), with callgrind as in make "
             "bench-ci (unless instructions is false); the injected levels run without "
             "callgrind: the injection's calibrated loop is no faithful instruction count "
