@@ -82,10 +82,11 @@ def tests(suspects, families, samples):
 
 def test_verdict(base, head, level, opts):
     """One test's time verdict at level: the rank interval over the processes
-    (verdicts.time_verdict) above 1 + e/2 and its estimate above 1 + e, and the interval with
-    the copy as a random effect (random_effects.py) above 1 + e/2 too; base, head lists of
-    (copy, value). A rank test that passes where the copies' interval does not is
-    inconclusive, its text naming the copies' interval and their spread (the A/A)."""
+    (verdicts.time_verdict) above 1 + e/2 and its estimate above 1 + e and, where an arm's
+    copies differ (random_effects: a copy effect above 0), the interval with the copy as a
+    random effect above 1 + e/2 too; base, head lists of (copy, value). A rank test that
+    passes where the copies' interval does not is inconclusive, its text naming the copies'
+    interval and their spread (the A/A)."""
     tv = time_verdict([v for _, v in base], [v for _, v in head], opts.min_effect, conf=level,
                       margin=opts.min_effect / 2)
     tv["conf"] = level
@@ -93,11 +94,11 @@ def test_verdict(base, head, level, opts):
     if re is not None:
         tv["copies"] = dict(ratio=re["ratio"], ci=re["ci"], df=round(re["df"], 1),
                             copy_sd=re["copy_sd"])
-    if tv["verdict"] == "regressed" and (re is None or re["ci"][0] <= 1 + opts.min_effect / 2):
+    differ = re is not None and max(re["copy_sd"].values()) > 0
+    if tv["verdict"] == "regressed" and differ and re["ci"][0] <= 1 + opts.min_effect / 2:
         tv["verdict"] = "inconclusive"
-        tv["why"] = "no copy effect estimate" if re is None else \
-            "not beyond the copies' own spread: %s [%s, %s] with the copy a random effect " \
-            "(copies' sd: base %.1f%%, head %.1f%%)" % (
+        tv["why"] = "not beyond the copies' own spread: %s [%s, %s] with the copy a random " \
+            "effect (copies' sd: base %.1f%%, head %.1f%%)" % (
                 pct(re["ratio"]), pct(re["ci"][0]), pct(re["ci"][1]),
                 re["copy_sd"]["base"] * 100, re["copy_sd"]["head"] * 100)
     return tv
