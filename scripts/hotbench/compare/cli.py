@@ -19,6 +19,7 @@ import datetime
 import os
 
 from . import accepted, cpus, notbuilt, table
+from .explain import hook as explain_hook, report as explain_report
 from ..history import live
 from .arms import Arm
 from .engine import Options, run_compare
@@ -149,10 +150,13 @@ def main(argv=None):
     result = run_compare(base, head, options(args), out, log)
     accepted.apply(result.rows, lines)
     result.recount()
+    # where: the strategies regressed or improved, profiled per function (nothing otherwise)
+    result.explain = None if args.no_explain else explain_hook.run(result, out, log)
     table.write(result, out)
-    print("\n".join(table.lines(result)))
-    print("compare: wrote %s/: compare.json, compare.md (this table), bmf.json, gab.json, trials/" %
-          os.path.relpath(out, os.getcwd()))
+    print("\n".join(table.lines(result) + explain_report.text_lines(result.explain)))
+    print("compare: wrote %s/: compare.json, compare.md (this table), bmf.json, gab.json, "
+          "trials/%s" % (os.path.relpath(out, os.getcwd()), ", explain/" if result.explain
+                         else ""))
     if not args.build:  # one binary in two environments is no revision's measurement
         live.append(ROOT, live.target(ROOT, args), "bench-ci" if args.ci else "compare",
                     compare_dir=out)
@@ -201,6 +205,8 @@ def parser():
       "as a random effect (default %(default)s; 0: the binary itself, one file per arm)")
     a("--no-instructions", action="store_true", help="skip the callgrind counts")
     a("--no-complexity", action="store_true", help="skip the exponent fits")
+    a("--no-explain", action="store_true", help="skip the per-function profiles of the "
+      "strategies regressed or improved (compare.md's Where section, explain/<strategy>.svg)")
     a("--seed", type=int, help="seed of the ABBA orders (default: random)")
     a("--out", help="output folder (default results/runs/<UTC>-compare/)")
     live.add_options(ap)

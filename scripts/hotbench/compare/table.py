@@ -9,6 +9,7 @@ import math
 from ..exports import write_compare_exports
 from ..units import fmt_time
 from . import toolchain
+from .explain.report import markdown as explain_markdown
 from .verdicts import pct
 
 SCHEMA = "hotbench-compare/1"
@@ -142,6 +143,7 @@ def to_json(result):
                       toolchain=result.toolchain, estimate=result.estimate,
                       summary=result.summary, exit_code=result.exit_code,
                       strategies=result.strategies, aa=result.aa,
+                      explain=getattr(result, "explain", None),
                       rows=[{k: r.get(k) for k in keep} for r in result.rows],
                       processes=[process_json(p) for p in result.processes]))
 
@@ -167,4 +169,7 @@ def write(result, out_dir):
         json.dump(to_json(result), f, indent=1, allow_nan=False)
     with open(os.path.join(out_dir, "compare.md"), "w") as f:
         f.write("```\n" + "\n".join(lines(result)) + "\n```\n")
+        where = explain_markdown(getattr(result, "explain", None))
+        if where:
+            f.write("\n" + where)
     write_compare_exports(result.rows, out_dir)

@@ -78,27 +78,31 @@ def callgrind_part(entry, arms, name, settings, out_dir, prefix, timeout_s):
 
 
 def perf_part(arms, name, settings, out_dir, prefix):
-    """The perf part of an entry: {svg, functions (per cent of each run's samples), samples
-    {base, head}} or {error: why}."""
-    stacks = {}
+    """The perf part of an entry: {svg, functions (diff.rows in nanoseconds per iteration:
+    each run's samples scaled to its measured CPU time per iteration), samples {base, head},
+    ns_per_iteration {base, head}} or {error: why}."""
+    stacks, ns = {}, {}
     try:
         for arm in arms:  # one after the other: samples of one are not the other's noise
-            stacks[arm.label] = perf.record(arm.binary, name, settings, arm.env,
-                                            "%s.perf.%s" % (prefix, arm.label))
+            st, cpu_s = perf.record(arm.binary, name, settings, arm.env,
+                                    "%s.perf.%s" % (prefix, arm.label))
+            stacks[arm.label], ns[arm.label] = st, cpu_s * 1e9
     except perf.PerfError as e:
         return dict(error=str(e))
     for label, st in stacks.items():
         folded.write(st, "%s.perf.%s.folded" % (prefix, label))
-    pb, ph = folded.StackProfile(stacks["base"]), folded.StackProfile(stacks["head"])
+    pb = folded.StackProfile(stacks["base"], ns["base"])
+    ph = folded.StackProfile(stacks["head"], ns["head"])
     svg = prefix + ".perf.svg"
-    flame.write(svg, folded.scaled(stacks["head"], 100.0 / ph.total),
-                folded.scaled(stacks["base"], 100.0 / pb.total),
-                "%s: perf samples" % name,
-                "cpu-clock samples at %d Hz, %d base and %d head; width: the head's share of "
-                "its samples, colour: each frame's own share against the base" % (
-                    perf.SAMPLE_HZ, pb.total, ph.total), unit="% of samples")
+    flame.write(svg, folded.scaled(stacks["head"], ns["head"] / ph.total),
+                folded.scaled(stacks["base"], ns["base"] / pb.total),
+                "%s: %s, perf samples" % (name, "CPU time"),
+                "cpu-clock samples at %d Hz (%d base, %d head), scaled to each run's CPU time "
+                "per iteration %s -> %s ns. Width: the head's; colour: each frame's own time "
+                "against the base" % (perf.SAMPLE_HZ, pb.total, ph.total, flame.fmt(ns["base"]),
+                                      flame.fmt(ns["head"])), unit="ns")
     return dict(svg=rel(svg, out_dir), samples=dict(base=int(pb.total), head=int(ph.total)),
-                functions=diff.rows(pb, ph))
+                ns_per_iteration=ns, functions=diff.rows(pb, ph))
 
 
 def explain_benchmark(arms, strategy, name, settings, out_dir, verdict=None, decided_by=None,

@@ -85,7 +85,8 @@ def fold(profile, min_fraction=MIN_FRACTION, max_depth=MAX_DEPTH):
 class StackProfile:
     """Per-function costs of folded stacks, shaped as a callgrind.Profile for diff.rows:
     functions ({name: object with name, file '', line 0, self_cost, incl}), total, iterations
-    (total / per: diff.rows then reads costs as parts of per, e.g. per cent of the samples)."""
+    (total / per: diff.rows then reads each cost as its share of per, e.g. of the nanoseconds
+    per iteration the run measured)."""
 
     class Function:
         def __init__(self, name):

@@ -8,8 +8,10 @@ runs the benchmark for about SECONDS; `perf script` prints each sample's stack, 
 "<address> <symbol> (<object>)" line a frame and a blank line after each sample (perf-script(1)),
 which fold() turns into folded stacks as Brendan Gregg's stackcollapse-perf.pl does: frames root
 first, an unknown symbol named by its object ("[libbenchmark.so.1.7.1]"), kernel frames marked
-"_[k]". Every sample of the process counts, its set-up and verification included (a small part
-at SECONDS per run); costs are compared as fractions of each run's samples.
+"_[k]". Every sample of the process counts, its set-up and verification included (2% of the
+samples of a 1000-row parse at SECONDS); each run's samples are scaled to the CPU time per
+iteration google-benchmark measured in that run, so that a frame's cost reads as nanoseconds per
+iteration and the two builds compare (a uniform slowdown shows, as it would not in shares).
 
 available() says whether perf works here at all: not installed, or the kernel refuses
 (perf_event_paranoid, a container without the capability) — the reason then goes into the table.
@@ -20,6 +22,7 @@ import shutil
 import subprocess
 import tempfile
 
+from ...gate.measurement import load_run
 from ..trials import names_filter
 from .profile import environment, run_logged
 
@@ -112,22 +115,24 @@ def fold(lines):
 
 
 def record(binary, name, settings, arm_env, dest, seconds=SECONDS, timeout_s=TIMEOUT_S):
-    """Samples benchmark name of binary for about seconds; returns its folded stacks
-    {(frame, ...): samples}. dest: a path prefix for the logs (dest + ".log", + ".script.log");
-    perf's data file is removed. Errors: PerfError."""
+    """Samples benchmark name of binary for about seconds; returns (its folded stacks
+    {(frame, ...): samples}, the run's CPU seconds per iteration). dest: a path prefix for the
+    logs (dest + ".log", + ".script.log"); perf's data file is removed. Errors: PerfError."""
     work = tempfile.mkdtemp(prefix="hb-perf-")
     data = os.path.join(work, "perf.data")
+    run_json = os.path.join(work, "run.json")
     try:
         cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(SAMPLE_HZ),
                "--call-graph", "dwarf,16384", "-o", data, "--", binary,
                "--hb_profile=" + settings["profile"], "--hb_budget=%g" % settings["budget_s"],
                "--hb_repetitions=1", "--benchmark_min_time=%g" % seconds,
-               "--benchmark_filter=" + names_filter([name])]
+               "--benchmark_filter=" + names_filter([name]), "--benchmark_out=" + run_json,
+               "--benchmark_out_format=json"]
         rc = run_logged(cmd, environment(settings.get("env"), arm_env), dest + ".log",
                         timeout_s)
         if rc is None:
             raise PerfError("perf record stopped after %.0f s (%s.log)" % (timeout_s, dest))
-        if rc not in (0, 1) or not os.path.exists(data):
+        if rc not in (0, 1) or not os.path.exists(data) or not os.path.exists(run_json):
             raise PerfError("perf record failed (exit %s), see %s.log" % (rc, dest))
         p = subprocess.run(["perf", "script", "-i", data, "-F", "comm,ip,sym,dso"],
                            capture_output=True, text=True, timeout=timeout_s)
@@ -137,9 +142,10 @@ def record(binary, name, settings, arm_env, dest, seconds=SECONDS, timeout_s=TIM
             raise PerfError("perf script failed (exit %d), see %s.script.log" % (
                 p.returncode, dest))
         stacks = fold(p.stdout.splitlines())
-        if not stacks:
-            raise PerfError("perf recorded no sample (%s.log)" % dest)
-        return stacks
+        times = load_run(run_json)["rows"].get(name, {}).get("t") or [None]
+        if not stacks or not times[0]:
+            raise PerfError("perf recorded no sample, or the run no time (%s.log)" % dest)
+        return stacks, times[0]
     except subprocess.TimeoutExpired:
         raise PerfError("perf script took over %.0f s" % timeout_s)
     finally:

@@ -72,10 +72,9 @@ def run_logged(cmd, env, log_path, timeout_s):
 def find_dump(work, run_json, name):
     """The path of the dump of benchmark name among work's cg.out.* (named through the run's
     JSON: gate/callgrind.py names_by_args), or None."""
-    try:
-        names = names_by_args(load_run(run_json))
-    except (OSError, ValueError, KeyError):
+    if not os.path.exists(run_json):  # load_run exits on a missing file
         return None
+    names = names_by_args(load_run(run_json))
     for path in sorted(glob.glob(os.path.join(work, "cg.out.*"))):
         desc, _ = read_dump(path)
         if desc is None:

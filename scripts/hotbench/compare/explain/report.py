@@ -55,10 +55,6 @@ def md_table(rows, unit_fmt=count, delta_fmt=signed):
     return out
 
 
-def pct(x):
-    return "%.2f%%" % x
-
-
 def markdown(entries):
     """The section (str) for compare.md / explain.md; '' for no entries."""
     if not entries:
@@ -77,9 +73,12 @@ def markdown(entries):
         out += ["", "Flame graph: `%s`" % e["svg"], ""]
         p = e.get("perf") or {}
         if p.get("functions") is not None:
-            out += ["perf samples (%d base, %d head), per cent of each run's samples; flame "
-                    "graph `%s`:" % (p["samples"]["base"], p["samples"]["head"], p["svg"]), ""]
-            out += md_table(p["functions"], pct, lambda x: "%+.2f" % x) + [""]
+            out += ["perf samples (%d base, %d head), each run's scaled to its CPU time per "
+                    "iteration (%s -> %s ns): own nanoseconds per iteration; flame graph `%s`:"
+                    % (p["samples"]["base"], p["samples"]["head"],
+                       count(p["ns_per_iteration"]["base"]),
+                       count(p["ns_per_iteration"]["head"]), p["svg"]), ""]
+            out += md_table(p["functions"]) + [""]
     return "\n".join(out) + "\n"
 
 

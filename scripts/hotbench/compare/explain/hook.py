@@ -1,0 +1,76 @@
+"""hook - the compare's explanations (issue 32): after the verdicts, each strategy whose summary
+(compare/strategies.py) is `regressed` or `improved` is profiled on its smallest size with that
+verdict, in both builds (core.explain_benchmark): a table of the functions that changed most and
+explain/<strategy>.svg in the compare's folder. Where time decided that size and perf works
+here, perf samples of both too; where it does not, the entry says "callgrind only (perf
+unavailable: <why>)". When no strategy is regressed or improved nothing runs at all (not even
+the perf check).
+
+Cost: each arm's callgrind run of one iteration of one size, the two side by side, stopped after
+profile.TIMEOUT_S; with perf, two runs of about perf.SECONDS more.
+"""
+
+import time
+
+from . import core, perf
+
+VERDICTS = ("regressed", "improved")
+
+
+def size_key(row):
+    """A row's order by size: the product of its numeric parameters, then its name."""
+    prod = 1.0
+    for v in (row.get("params") or {}).values():
+        if isinstance(v, (int, float)):
+            prod *= v
+    return (prod, row["name"])
+
+
+def decided_by(row):
+    """The kind of the check that decided a row: "time", "instructions", "complexity", ...
+    (the first word of its check)."""
+    check = row.get("check") or ""
+    return check.split(":", 1)[0].split(" (", 1)[0].strip() or None
+
+
+def select(strategies, rows):
+    """[(strategy summary, row)]: each strategy of the summary (strategies.summarize's dicts:
+    family, verdict) that is regressed or improved, with the smallest of its rows (dicts: name,
+    family, params, verdict, check) that has the same verdict; strategies in the summary's
+    order. A strategy with no such row is left out."""
+    out = []
+    for st in strategies:
+        if st.get("verdict") not in VERDICTS:
+            continue
+        hit = [r for r in rows if r.get("family") == st["family"] and
+               r.get("verdict") == st["verdict"]]
+        if hit:
+            out.append((st, min(hit, key=size_key)))
+    return out
+
+
+def run(result, out_dir, log=print, use_perf=True, timeout_s=None):
+    """The explanations of result (engine.Result after the verdicts): a list of
+    core.explain_benchmark dicts, [] when no strategy is regressed or improved (nothing run)."""
+    chosen = select(result.strategies, result.rows)
+    if not chosen:
+        return []
+    log("explain: profiling %d strateg%s that changed, base and head" % (
+        len(chosen), "y" if len(chosen) == 1 else "ies"))
+    t0 = time.monotonic()
+    perf_state = None
+    entries = []
+    for st, row in chosen:
+        by = decided_by(row)
+        state = None
+        if by == "time" and use_perf:
+            perf_state = perf_state or perf.available()
+            state = perf_state
+        kw = {} if timeout_s is None else dict(timeout_s=timeout_s)
+        entries.append(core.explain_benchmark((result.base, result.head), st["family"],
+                                              row["name"], result.settings, out_dir,
+                                              verdict=st["verdict"], decided_by=by,
+                                              perf_state=state, log=log, **kw))
+    log("explain: %d strateg%s profiled in %.1f s" % (
+        len(entries), "y" if len(entries) == 1 else "ies", time.monotonic() - t0))
+    return entries
