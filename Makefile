@@ -172,6 +172,33 @@ compare: deps
 	    $${HB_COMPARE_HEAD:+--head "$$HB_COMPARE_HEAD"} \
 	    $${HB_COMPARE_FILTER:+--filter "$$HB_COMPARE_FILTER"} $(COMPARE_ARGS)
 
+# --- where a change is (issue 32): per-function profiles of two revisions --------------------
+#   make explain BASE=<rev> [HEAD=<rev>] FILTER=<regex> [HOOKS=1]
+#                   builds both revisions as make compare does (build-rev/<commit>/, cached; HEAD
+#                   defaults to the working tree) and, per strategy FILTER selects, profiles its
+#                   smallest selected size in both under callgrind (one iteration, the compare's
+#                   fixed hash salts): the functions whose instructions changed most (at most 8:
+#                   file:line, base, head, change, new/gone) and a differential flame graph
+#                   explain/<group>/<strategy>.svg (width: the head's cost; red more, blue less),
+#                   into results/runs/<UTC>-explain/ (explain.md, explain.json); seconds per
+#                   strategy on small sizes. HOOKS=1 builds with the test injections.
+#                   EXPLAIN_ARGS passes options (scripts/explain.py --help), e.g. --perf. A
+#                   compare does the same by itself for each strategy regressed or improved.
+# The values reach the script through the environment: no shell quoting to break.
+EXPLAIN_ARGS ?=
+.PHONY: explain
+explain: export HB_EXPLAIN_BASE := $(value BASE)
+explain: export HB_EXPLAIN_HEAD := $(value HEAD)
+explain: export HB_EXPLAIN_FILTER := $(value FILTER)
+explain: export HB_EXPLAIN_HOOKS := $(value HOOKS)
+explain: deps
+	@test -n "$$HB_EXPLAIN_BASE" && test -n "$$HB_EXPLAIN_FILTER" || { echo "make explain: give" \
+	    "BASE=<revision> and FILTER=<regex>, e.g. make explain BASE=HEAD~1 FILTER='^<group>/'" \
+	    "(docs/compare.md, Where)" >&2; exit 2; }
+	@/usr/bin/python3 scripts/explain.py --base "$$HB_EXPLAIN_BASE" \
+	    $${HB_EXPLAIN_HEAD:+--head "$$HB_EXPLAIN_HEAD"} --filter "$$HB_EXPLAIN_FILTER" \
+	    $$(case "$$HB_EXPLAIN_HOOKS" in ''|0) ;; *) echo --hooks ;; esac) $(EXPLAIN_ARGS)
+
 # --- whole-process runs (issue 5): hyperfine times the tools as processes ----------------------
 #   make bench-e2e     hotbench-gen at its default sizes and hotbench-decode on the 1.7 GB bodies
 #                      (every strategy but the quadratic and skipped ones), the 100k timestamps
@@ -258,6 +285,8 @@ gate-power: deps
 #                   commit with its ratio and CI, or the candidates when skips hide it; keeps
 #                   each compare in results/runs/<UTC>-bisect/<commit>/ (bisect.json: the
 #                   steps). HOOKS=1 builds with the test injections (compare.py --hooks).
+#                   Ends with the explain table of the first bad commit against GOOD (make
+#                   explain's, in OUT/explain/); the steps' compares skip theirs.
 #                   BISECT_ARGS passes more options (scripts/perf_bisect.py --help), COMPARE_ARGS
 #                   options to every compare (scripts/compare.py --help), e.g.
 #                   COMPARE_ARGS=--no-complexity.

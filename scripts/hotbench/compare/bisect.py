@@ -11,7 +11,8 @@ compare.py's exit 0 (no confirmed regression) marks it good, 1 (a confirmed regr
 (the commit does not build: `not built`) skips it (`git bisect skip`), anything else aborts the
 bisection with compare's message. Each skipped commit is listed with its subject and its first
 compiler error; when skipped commits sit next to the first bad one, the answer is the list of
-commits it could be, as git gives it.
+commits it could be, as git gives it. The first bad commit is then explained against GOOD, per
+function (make explain's table and flame graphs, OUT/explain/; the steps' compares skip theirs).
 Options after `--` go to every compare.py (e.g. -- --no-complexity). Every compare's folder
 (compare.json, compare.log) is kept in OUT/<commit>/; OUT/bisect.json records the steps and the
 answer. The bisect state is reset at the end, on an error, on Ctrl-C and on SIGTERM.
@@ -121,7 +122,7 @@ def check_idle():
 def compare_cmd(settings, commit, out):
     """The compare.py command line comparing commit with settings' GOOD, writing to out."""
     cmd = [sys.executable, settings["compare"], "--base", settings["good"], "--head", commit,
-           "--filter", settings["filter"], "--out", out]
+           "--filter", settings["filter"], "--out", out, "--no-explain"]
     if settings.get("rounds"):
         cmd += ["--rounds", str(settings["rounds"])]
     if settings.get("hooks"):
@@ -481,7 +482,28 @@ def report(settings, found, candidates):
     if not rows:
         say("  (no compare.json with regressed rows in %s/%s/)" % (rel(settings["out"]), found))
     return dict(first_bad=dict(commit=found, subject=subject(found), rows=rows), candidates=None,
-                skipped=skipped)
+                skipped=skipped, explain=explain_first_bad(settings, found))
+
+
+def explain_first_bad(settings, found):
+    """Where the first bad commit differs from GOOD, per function: make explain's table of the
+    filter's strategies (compare/explain/cli.py, into OUT/explain/), printed with the bisect
+    prefix. Returns its entries, or None when it could not run (the reason printed). The
+    steps' compares run with --no-explain: this is the one explanation of a bisection."""
+    from .explain import cli as explain_cli, report as explain_report
+    out = os.path.join(settings["out"], "explain")
+    os.makedirs(out, exist_ok=True)
+    quiet = lambda m: None  # noqa: E731
+    try:
+        arms = explain_cli.build_arms(settings["good"], found, settings["hooks"], quiet)
+        entries = explain_cli.explain(arms, settings["filter"], out, log=quiet)
+    except SystemExit:  # explain_cli.die: its reason is on stderr
+        say("no explain table of the first bad commit (above)")
+        return None
+    for line in explain_report.text_lines(entries):
+        say(line)
+    say("explain: %s/explain.md, flame graphs in %s/explain/" % (rel(out), rel(out)))
+    return entries
 
 
 def write_summary(settings, args, check, answer, t0):
