@@ -66,10 +66,10 @@ def callgrind_part(entry, arms, name, settings, out_dir, prefix, timeout_s):
         folded.write(st, "%s.%s.folded" % (prefix, label))
         stacks[label] = folded.scaled(st, 1.0 / p.iterations)
     svg = prefix + ".svg"
-    flame.write(svg, stacks["head"], stacks["base"], "%s: %s" % (
-        entry["strategy"], entry.get("verdict") or "explained"),
+    flame.write(svg, stacks["head"], stacks["base"], entry["strategy"] + (
+        ": " + entry["verdict"] if entry.get("verdict") else ""),
         "%s, instructions per iteration (callgrind) %s -> %s%s. Width: the head's; colour: each "
-        "frame's own instructions against the base" % (
+        "function's own instructions against the base" % (
             name, flame.fmt(tb), flame.fmt(th), " (%+.1f%%)" % (100 * (th / tb - 1)) if tb
             else ""), unit="instructions")
     entry["svg"] = rel(svg, out_dir)
@@ -98,7 +98,7 @@ def perf_part(arms, name, settings, out_dir, prefix):
                 folded.scaled(stacks["base"], ns["base"] / pb.total),
                 "%s: %s, perf samples" % (name, "CPU time"),
                 "cpu-clock samples at %d Hz (%d base, %d head), scaled to each run's CPU time "
-                "per iteration %s -> %s ns. Width: the head's; colour: each frame's own time "
+                "per iteration %s -> %s ns. Width: the head's; colour: each function's own time "
                 "against the base" % (perf.SAMPLE_HZ, pb.total, ph.total, flame.fmt(ns["base"]),
                                       flame.fmt(ns["head"])), unit="ns")
     return dict(svg=rel(svg, out_dir), samples=dict(base=int(pb.total), head=int(ph.total)),
