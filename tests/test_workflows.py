@@ -350,6 +350,35 @@ class GitLab(unittest.TestCase):
         self.assertEqual(self.doc["pages"]["artifacts"]["paths"], ["public"])
 
 
+class ExplainInCI(unittest.TestCase):
+    """The compare's Where section (issue 32) reaches the reviewer: every compare job shows
+    compare.md (GitHub's job summary, GitLab's job log), which carries the tables, and uploads
+    a folder holding the compare's output folder, where explain/<strategy>.svg lies."""
+
+    def test_tables_shown_and_svgs_uploaded(self):
+        gh, gl = load(GITHUB), load(GITLAB)
+        out = gh["env"]["HB_COMPARE_OUT"]
+        self.assertEqual(out, gl["variables"]["HB_COMPARE_OUT"])
+
+        def holds(paths):
+            return any(out == p.rstrip("/") or out.startswith(p.rstrip("/") + "/")
+                       for p in paths)
+        for name in ("pull-request", "main"):
+            steps = gh["jobs"][name]["steps"]
+            summary = [s for s in steps if "GITHUB_STEP_SUMMARY" in s.get("run", "")]
+            self.assertTrue(summary and "compare.md" in summary[0]["run"], name)
+            up = [s for s in steps if str(s.get("uses", "")).startswith(
+                "actions/upload-artifact@")][0]
+            self.assertTrue(holds(up["with"]["path"].split()), name)
+            self.assertEqual(up.get("if"), "always()", name)  # a failed gate uploads too
+        for name in ("compare", "bench-main"):
+            job = gl[name]
+            shown = " ".join(job.get("after_script", []) + job.get("script", []))
+            self.assertIn("compare.md", shown, name)
+            self.assertTrue(holds(job["artifacts"]["paths"]), name)
+            self.assertEqual(job["artifacts"]["when"], "always", name)
+
+
 class Targets(unittest.TestCase):
     def test_every_make_target_exists(self):
         defined = makefile_targets(SRC)

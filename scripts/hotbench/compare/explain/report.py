@@ -70,7 +70,8 @@ def markdown(entries):
         out += [summary_line(e), ""]
         out += md_table(e["functions"]) if e["functions"] else \
             ["No function's instruction count changed."]
-        out += ["", "Flame graph: `%s`" % e["svg"], ""]
+        out += ["", "Flame graph (in the compare's folder; in CI, the uploaded artifact): `%s`"
+                % e["svg"], ""]
         p = e.get("perf") or {}
         if p.get("functions") is not None:
             out += ["perf samples (%d base, %d head), each run's scaled to its CPU time per "
