@@ -17,9 +17,11 @@
 # 2 usage.
 set -euo pipefail
 
-# One need a row: "need|packages, most preferred first|what needs it". Most needs have one
-# package; a need whose library is renamed between Debian releases (a new soname, a time_t ABI
-# rename) lists the names it has had, newest first.
+# One need a row: "need|packages, most preferred first|what needs it[|optional]". Most needs
+# have one package; a need whose library is renamed between Debian releases (a new soname, a
+# time_t ABI rename) lists the names it has had, newest first. An optional need is installed
+# where this machine's package lists have a candidate and is otherwise skipped, said once, never
+# an error (nor a reason for apt-get update): what uses it says so when it is missing.
 # shellcheck disable=SC2034 # read through the nameref rows
 core_needs=(
     "cmake|cmake|the build"
@@ -42,6 +44,8 @@ core_needs=(
     "jemalloc|libjemalloc2|--hb_allocator=jemalloc (libjemalloc.so.*)"
     "mimalloc|libmimalloc3 libmimalloc2.0|--hb_allocator=mimalloc (libmimalloc.so.*)"
     "tcmalloc|libtcmalloc-minimal4t64 libtcmalloc-minimal4|--hb_allocator=tcmalloc (libtcmalloc_minimal.so.*)"
+    "headless Chromium|chromium-headless-shell chromium|the flame graph's render test (tests/test_explain_render.py)|optional"
+    "perf|linux-perf|perf samples in the compare's explanation, where the kernel allows them|optional"
 )
 # default-jdk-headless is the release's own JDK (17 or later on every release with httpcore 4.4);
 # the versioned JDKs count when installed without it.
@@ -79,8 +83,8 @@ help() {
         echo "needs ($([ $set = core ] && echo default || echo "--$set")): need: packages (most preferred first) - what needs it"
         local -n rows=${set}_needs
         for row in "${rows[@]}"; do
-            IFS='|' read -r need alts why <<<"$row"
-            echo "  $need: ${alts// / | } - $why"
+            IFS='|' read -r need alts why opt <<<"$row"
+            echo "  $need: ${alts// / | } - $why${opt:+ ($opt)}"
         done
     done
 }
@@ -108,9 +112,9 @@ candidates() {
 # installed), "install PKG" (the first with a candidate) or "none" (no candidate). The apt
 # lookup runs only when something is missing.
 resolve() {
-    local row need alts why p ps all=()
+    local row need alts why opt p ps all=()
     for row in "${rows[@]}"; do
-        IFS='|' read -r need alts why <<<"$row"
+        IFS='|' read -r need alts why opt <<<"$row"
         read -ra ps <<<"$alts"
         all+=("${ps[@]}")
     done
@@ -118,7 +122,7 @@ resolve() {
     for p in $(installed_set "${all[@]}"); do inst[$p]=1; done
     missing=()
     for row in "${rows[@]}"; do
-        IFS='|' read -r need alts why <<<"$row"
+        IFS='|' read -r need alts why opt <<<"$row"
         chosen[$need]=""
         for p in $alts; do
             [ -n "${inst[$p]:-}" ] && { chosen[$need]="installed $p"; break; }
@@ -126,16 +130,21 @@ resolve() {
         [ -n "${chosen[$need]}" ] || missing+=("$row")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
-    [ "$plan" = 0 ] && [ "$(id -u)" -eq 0 ] && apt_update
+    local required=0
+    for row in "${missing[@]}"; do
+        IFS='|' read -r need alts why opt <<<"$row"
+        [ "$opt" = optional ] || required=1
+    done
+    [ "$plan" = 0 ] && [ "$required" = 1 ] && [ "$(id -u)" -eq 0 ] && apt_update
     all=()
     for row in "${missing[@]}"; do
-        IFS='|' read -r need alts why <<<"$row"
+        IFS='|' read -r need alts why opt <<<"$row"
         read -ra ps <<<"$alts"
         all+=("${ps[@]}")
     done
     for p in $(candidates "${all[@]}"); do cand[$p]=1; done
     for row in "${missing[@]}"; do
-        IFS='|' read -r need alts why <<<"$row"
+        IFS='|' read -r need alts why opt <<<"$row"
         chosen[$need]=none
         for p in $alts; do
             [ -n "${cand[$p]:-}" ] && { chosen[$need]="install $p"; break; }
@@ -150,14 +159,15 @@ apt_update() {
 }
 
 # report: one line per need (all of them with --plan, on stdout; else the missing ones, on
-# stderr) and the packages to install into the array install; returns 1 when a need has no
-# candidate.
+# stderr) and the packages to install into the array install, the optional needs without a
+# candidate into the array skipped; returns 1 when a required need has no candidate.
 report() {
-    local row need alts why what pkg bad=0 out=2 tag="hotbench: deps: "
+    local row need alts why opt what pkg bad=0 out=2 tag="hotbench: deps: "
     [ "$plan" = 0 ] || { out=1; tag=; }
     install=()
+    skipped=()
     for row in "${rows[@]}"; do
-        IFS='|' read -r need alts why <<<"$row"
+        IFS='|' read -r need alts why opt <<<"$row"
         read -r what pkg <<<"${chosen[$need]}"
         case $what in
         installed)
@@ -167,6 +177,12 @@ report() {
             echo "$tag$need: $pkg (to install; of ${alts// / | }, the first with" \
                 "a candidate)" >&$out ;;
         none)
+            if [ "$opt" = optional ]; then
+                skipped+=("$need")
+                [ "$plan" = 0 ] || echo "$need: none (optional: none of ${alts// / | } has" \
+                    "an install candidate here; skipped)"
+                continue
+            fi
             bad=1
             echo "hotbench: deps: no package for the need '$need' ($why): none of" \
                 "${alts// / | } has an install candidate in this machine's package lists" \
@@ -200,6 +216,10 @@ main() {
     report || ok=1
     if [ "$plan" = 1 ]; then
         exit $ok
+    elif [ "$ok" = 0 ] && [ ${#install[@]} -eq 0 ]; then
+        echo "hotbench: deps: nothing missing ($(( ${#rows[@]} - ${#skipped[@]} )) needs met;" \
+            "optional, no package here: ${skipped[*]}; what needs them says so)" >&2
+        exit 0
     elif [ "$(id -u)" -ne 0 ]; then
         [ "$ok" = 0 ] || echo "  running scripts/deps.sh as root updates the lists first" >&2
         [ ${#install[@]} -gt 0 ] || exit 1

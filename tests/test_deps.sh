@@ -5,7 +5,8 @@
 # need, a package installed for two architectures (dpkg-query's "installedinstalled") counts as
 # installed, one installed only for a foreign architecture does not, the first alternative with a
 # candidate is chosen, a need without any candidate is an error naming it and what was tried,
-# and as root the chosen packages (only they) reach apt-get install. Ends with "N passed, M failed".
+# an optional need without one is skipped with a note (no error, no apt-get update), and as
+# root the chosen packages (only they) reach apt-get install. Ends with "N passed, M failed".
 set -u
 src=$1
 # shellcheck source=tests/testlib.sh
@@ -133,6 +134,32 @@ check "plan: no candidate names the need and the packages" has \
 deps
 check "root: no candidate exits 1" test $? -eq 1
 check "root: no candidate installs nothing" test "$(cat "$FAKE_LOG")" = "apt-get update -q"
+
+# Optional needs (headless Chromium, perf): every required need installed and no candidate for
+# them: a note naming them, exit 0, no apt-get at all (not even an update); --plan says none.
+{ for p in "${core[@]}"; do echo "$p amd64 installed"; done; echo "python3-yaml amd64 installed"
+} >"$FAKE_DPKG"
+: >"$FAKE_APT"
+deps
+check "optional, no candidate: exits 0" test $? -eq 0
+check "optional, no candidate: named as skipped" has "optional, no package here: headless Chromium perf" "$work/err"
+check "optional, no candidate: no apt-get, not even an update" test ! -s "$FAKE_LOG"
+deps --plan
+check "plan: optional, no candidate: exits 0" test $? -eq 0
+check "plan: optional, no candidate: says so" has "headless Chromium: none (optional: none of chromium-headless-shell | chromium has an install candidate here; skipped)" "$work/out"
+# ... with a candidate (the second alternative only): installed as root, still no update
+echo "chromium 120.0" >"$FAKE_APT"
+deps
+check "optional with a candidate: exits 0" test $? -eq 0
+check "optional with a candidate: installed, no update" test "$(cat "$FAKE_LOG")" = \
+    "apt-get install -y -q --no-install-recommends chromium"
+# ... and a required need missing beside it: the update runs, both are installed
+sed -i '/^valgrind /d' "$FAKE_DPKG"
+printf '%s\n' "chromium 120.0" "valgrind 3.19" >"$FAKE_APT"
+deps
+check "optional and required missing: update, then both" test "$(cat "$FAKE_LOG")" = \
+    "apt-get update -q
+apt-get install -y -q --no-install-recommends valgrind chromium"
 
 # --fuzz and --peers have their own needs; --help lists them and exits 0; a bad option exits 2.
 : >"$FAKE_DPKG"
