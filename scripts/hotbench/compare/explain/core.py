@@ -15,6 +15,10 @@ import time
 
 from . import diff, flame, folded, perf, profile
 
+# About a minute per strategy: callgrind's runs (side by side, profile.TIMEOUT_S each), then
+# perf's two runs share what is left of it, or are skipped when less than PERF_MIN_S is left.
+BUDGET_S = 60.0
+PERF_MIN_S = 10.0
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))))
 
@@ -77,7 +81,7 @@ def callgrind_part(entry, arms, name, settings, out_dir, prefix, timeout_s):
                              for lb in ("base", "head")} for kind in ("callgrind", "folded")}
 
 
-def perf_part(arms, name, settings, out_dir, prefix):
+def perf_part(arms, name, settings, out_dir, prefix, seconds_left):
     """The perf part of an entry: {svg, functions (diff.rows in nanoseconds per iteration:
     each run's samples scaled to its measured CPU time per iteration), samples {base, head},
     ns_per_iteration {base, head}} or {error: why}."""
@@ -85,7 +89,8 @@ def perf_part(arms, name, settings, out_dir, prefix):
     try:
         for arm in arms:  # one after the other: samples of one are not the other's noise
             st, cpu_s = perf.record(arm.binary, name, settings, arm.env,
-                                    "%s.perf.%s" % (prefix, arm.label))
+                                    "%s.perf.%s" % (prefix, arm.label),
+                                    timeout_s=seconds_left / 2)
             stacks[arm.label], ns[arm.label] = st, cpu_s * 1e9
     except perf.PerfError as e:
         return dict(error=str(e))
@@ -127,9 +132,12 @@ def explain_benchmark(arms, strategy, name, settings, out_dir, verdict=None, dec
     entry["source"] = "callgrind"
     if perf_state is not None and entry["error"] is None:
         ok, why = perf_state
+        left = BUDGET_S - (time.monotonic() - t0)
+        if ok and left < PERF_MIN_S:
+            ok, why = False, "callgrind took the strategy's %.0f s" % BUDGET_S
         if ok:
             log("explain: %s: perf samples of both" % strategy)
-            entry["perf"] = perf_part(arms, name, settings, out_dir, prefix)
+            entry["perf"] = perf_part(arms, name, settings, out_dir, prefix, left)
             entry["source"] = "callgrind and perf" if "error" not in entry["perf"] else \
                 "callgrind only (perf failed: %s)" % entry["perf"]["error"]
         else:

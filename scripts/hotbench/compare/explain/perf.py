@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 from ...gate.measurement import load_run
 from ..trials import names_filter
@@ -117,7 +118,9 @@ def fold(lines):
 def record(binary, name, settings, arm_env, dest, seconds=SECONDS, timeout_s=TIMEOUT_S):
     """Samples benchmark name of binary for about seconds; returns (its folded stacks
     {(frame, ...): samples}, the run's CPU seconds per iteration). dest: a path prefix for the
-    logs (dest + ".log", + ".script.log"); perf's data file is removed. Errors: PerfError."""
+    logs (dest + ".log", + ".script.log"); perf's data file is removed. perf record and perf
+    script together are stopped after timeout_s. Errors: PerfError."""
+    t0 = time.monotonic()
     work = tempfile.mkdtemp(prefix="hb-perf-")
     data = os.path.join(work, "perf.data")
     run_json = os.path.join(work, "run.json")
@@ -135,7 +138,8 @@ def record(binary, name, settings, arm_env, dest, seconds=SECONDS, timeout_s=TIM
         if rc not in (0, 1) or not os.path.exists(data) or not os.path.exists(run_json):
             raise PerfError("perf record failed (exit %s), see %s.log" % (rc, dest))
         p = subprocess.run(["perf", "script", "-i", data, "-F", "comm,ip,sym,dso"],
-                           capture_output=True, text=True, timeout=timeout_s)
+                           capture_output=True, text=True,
+                           timeout=max(1.0, timeout_s - (time.monotonic() - t0)))
         if p.returncode != 0:
             with open(dest + ".script.log", "w") as f:
                 f.write(p.stderr)
@@ -147,6 +151,6 @@ def record(binary, name, settings, arm_env, dest, seconds=SECONDS, timeout_s=TIM
             raise PerfError("perf recorded no sample, or the run no time (%s.log)" % dest)
         return stacks, times[0]
     except subprocess.TimeoutExpired:
-        raise PerfError("perf script took over %.0f s" % timeout_s)
+        raise PerfError("perf record and script took over %.0f s" % timeout_s)
     finally:
         shutil.rmtree(work, ignore_errors=True)
