@@ -4,7 +4,7 @@ console: per strategy, what was profiled and how, the table of the functions who
 cost changed most (function, file:line, base, head, change, new/gone) and the flame graph's
 file."""
 
-HEADING = "## Where: per-function profiles of the strategies that changed"
+HEADING = "## Where: per-function profiles, base against head"
 INTRO = ("Each strategy below was profiled on one size in both builds under callgrind (one "
          "iteration, the instruction check's fixed hash salts): the functions whose own "
          "(exclusive) instructions per iteration changed most, the change also as a share of "
