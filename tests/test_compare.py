@@ -251,6 +251,9 @@ class Strategies(unittest.TestCase):
         for n, tv in out.items():
             if tv["verdict"] == "regressed":
                 self.assertIn("3 suspect sizes pooled", tv["text"])
+                # its medians are its own seconds, not the pooled ratios (compare.json, bmf)
+                self.assertAlmostEqual(tv["base_s"], np.median(s.values("base", n)))
+                self.assertAlmostEqual(tv["head_s"], np.median(s.values("head", n)))
             else:
                 self.assertIn("not confirmed", tv["text"])
 

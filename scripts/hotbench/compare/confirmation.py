@@ -139,7 +139,10 @@ def decide(row, screen, conf, verdicts, strategy_sizes, opts):
         return dict(own, text=describe_time(own, stage) + copies_text(own))
     fam = verdicts.get(("strategy", row["family"]))
     if fam and fam["verdict"] == "regressed" and own.get("ratio") and own["ratio"] > 1:
-        return dict(fam, text="time (confirmed with its strategy's %d suspect sizes pooled at "
+        # the strategy's interval decides; the medians stay the size's own seconds (the
+        # pooled values are ratios to each size's median, not times)
+        return dict(fam, base_s=own.get("base_s"), head_s=own.get("head_s"),
+                    text="time (confirmed with its strategy's %d suspect sizes pooled at "
                     "%.1f%% (Holm)): %s [%s, %s], %d/%d runs; this size: %s" % (
                         strategy_sizes, fam["conf"] * 100, pct(fam["ratio"]),
                         pct(fam["ci"][0]), pct(fam["ci"][1]), fam["n_base"], fam["n_head"],
