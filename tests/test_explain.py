@@ -235,7 +235,7 @@ class Selection(unittest.TestCase):
             dict(name="g/s/n:10000", family="g/s", params={"n": 10000}, verdict="regressed",
                  check="time (confirmed at 95%): +8%"),
             dict(name="g/t/n:10", family="g/t", params={"n": 10}, verdict="improved",
-                 check="time (interleaved): -9%"),
+                 check="time (interleaved): -9%", base_s=2e-6, head_s=1.8e-6),
             dict(name="g/u/n:10", family="g/u", params={"n": 10}, verdict="inconclusive",
                  check="time (interleaved): +9%")]
 
@@ -277,14 +277,17 @@ class Selection(unittest.TestCase):
         calls = []
         saved = (hook.core.explain_benchmark, hook.perf.available)
         hook.core.explain_benchmark = lambda arms, fam, name, s, out, **kw: calls.append(
-            (fam, name, kw["decided_by"], kw["perf_state"])) or dict(strategy=fam)
+            (fam, name, kw["decided_by"], kw["perf_state"], kw.get("times"))) or \
+            dict(strategy=fam)
         hook.perf.available = lambda: (False, "no permission (test)")
         try:
             hook.run(Result(), "/tmp", log=lambda m: None)
         finally:
             hook.core.explain_benchmark, hook.perf.available = saved
-        self.assertEqual(calls, [("g/s", "g/s/n:1000", "instructions", None),
-                                 ("g/t", "g/t/n:10", "time", (False, "no permission (test)"))])
+        # perf's samples scale to the row's medians, the compare's own measurement of the size
+        self.assertEqual(calls, [("g/s", "g/s/n:1000", "instructions", None, None),
+                                 ("g/t", "g/t/n:10", "time", (False, "no permission (test)"),
+                                  dict(base=2e-6, head=1.8e-6))])
 
     def test_make_explain_picks_each_strategys_smallest(self):
         names = ["g/s/n:1000/real_time", "g/s/n:20/real_time", "g/t/a:3/b:4", "g/t/a:1/b:20"]

@@ -153,7 +153,8 @@ def main(argv=None):
     # where: the strategies regressed or improved, profiled per function (nothing otherwise)
     result.explain = None if args.no_explain else explain_hook.run(result, out, log)
     table.write(result, out)
-    print("\n".join(table.lines(result) + explain_report.text_lines(result.explain)))
+    # the table last: the tail of a CI log names what failed the compare
+    print("\n".join(explain_report.text_lines(result.explain) + table.lines(result)))
     print("compare: wrote %s/: compare.json, compare.md (this table), bmf.json, gab.json, "
           "trials/%s" % (os.path.relpath(out, os.getcwd()), ", explain/" if result.explain
                          else ""))

@@ -81,43 +81,49 @@ def callgrind_part(entry, arms, name, settings, out_dir, prefix, timeout_s):
                              for lb in ("base", "head")} for kind in ("callgrind", "folded")}
 
 
-def perf_part(arms, name, settings, out_dir, prefix, seconds_left):
-    """The perf part of an entry: {svg, functions (diff.rows in nanoseconds per iteration:
-    each run's samples scaled to its measured CPU time per iteration), samples {base, head},
-    ns_per_iteration {base, head}} or {error: why}."""
+def perf_part(arms, name, settings, out_dir, prefix, seconds_left, times=None):
+    """The perf part of an entry: {svg, functions (diff.rows in nanoseconds per iteration),
+    samples {base, head}, ns_per_iteration {base, head}, scaled_to} or {error: why}. Each run's
+    samples are scaled to a CPU time per iteration: times ({base, head} seconds: the compare's
+    medians over its interleaved processes) when given, else the run's own measurement (one
+    process each: on a shared machine it can be off by more than the change)."""
     stacks, ns = {}, {}
     try:
         for arm in arms:  # one after the other: samples of one are not the other's noise
             st, cpu_s = perf.record(arm.binary, name, settings, arm.env,
                                     "%s.perf.%s" % (prefix, arm.label),
                                     timeout_s=seconds_left / 2)
-            stacks[arm.label], ns[arm.label] = st, cpu_s * 1e9
+            stacks[arm.label] = st
+            ns[arm.label] = (times[arm.label] if times else cpu_s) * 1e9
     except perf.PerfError as e:
         return dict(error=str(e))
     for label, st in stacks.items():
         folded.write(st, "%s.perf.%s.folded" % (prefix, label))
     pb = folded.StackProfile(stacks["base"], ns["base"])
     ph = folded.StackProfile(stacks["head"], ns["head"])
+    scaled_to = "the compare's median CPU time per iteration" if times else \
+        "each run's own CPU time per iteration (one run a side)"
     svg = prefix + ".perf.svg"
     flame.write(svg, folded.scaled(stacks["head"], ns["head"] / ph.total),
                 folded.scaled(stacks["base"], ns["base"] / pb.total),
-                "%s: %s, perf samples" % (name, "CPU time"),
-                "cpu-clock samples at %d Hz (%d base, %d head), scaled to each run's CPU time "
-                "per iteration %s -> %s ns. Width: the head's; colour: each function's own time "
-                "against the base" % (perf.SAMPLE_HZ, pb.total, ph.total, flame.fmt(ns["base"]),
-                                      flame.fmt(ns["head"])), unit="ns")
+                "%s: CPU time, perf samples" % name,
+                "cpu-clock samples at %d Hz (%d base, %d head), scaled to %s, %s -> %s ns. "
+                "Width: the head's; colour: each function's own time against the base" % (
+                    perf.SAMPLE_HZ, pb.total, ph.total, scaled_to, flame.fmt(ns["base"]),
+                    flame.fmt(ns["head"])), unit="ns")
     return dict(svg=rel(svg, out_dir), samples=dict(base=int(pb.total), head=int(ph.total)),
-                ns_per_iteration=ns, functions=diff.rows(pb, ph))
+                ns_per_iteration=ns, scaled_to=scaled_to, functions=diff.rows(pb, ph))
 
 
 def explain_benchmark(arms, strategy, name, settings, out_dir, verdict=None, decided_by=None,
-                      perf_state=None, timeout_s=profile.TIMEOUT_S, log=print):
+                      perf_state=None, timeout_s=profile.TIMEOUT_S, log=print, times=None):
     """The explanation of benchmark name (of strategy, its family) between arms (base, head):
     a dict strategy, verdict, benchmark, decided_by, instructions {base, head, change} per
     iteration, functions (diff.rows), svg and files (relative to out_dir), source (what the
     profile is made of, in words), perf (perf_part's dict, or None when not asked), error (why
     there is no profile, else None) and seconds. perf_state: None (no perf), or (available,
-    why) from perf.available(). Never raises for a failed profile: error says why."""
+    why) from perf.available(); times: {base, head} CPU seconds per iteration that perf's
+    samples are scaled to (perf_part). Never raises for a failed profile: error says why."""
     t0 = time.monotonic()
     prefix = os.path.join(out_dir, "explain", strategy)
     os.makedirs(os.path.dirname(prefix), exist_ok=True)
@@ -137,7 +143,7 @@ def explain_benchmark(arms, strategy, name, settings, out_dir, verdict=None, dec
             ok, why = False, "callgrind took the strategy's %.0f s" % BUDGET_S
         if ok:
             log("explain: %s: perf samples of both" % strategy)
-            entry["perf"] = perf_part(arms, name, settings, out_dir, prefix, left)
+            entry["perf"] = perf_part(arms, name, settings, out_dir, prefix, left, times)
             entry["source"] = "callgrind and perf" if "error" not in entry["perf"] else \
                 "callgrind only (perf failed: %s)" % entry["perf"]["error"]
         else:

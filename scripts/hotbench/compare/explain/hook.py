@@ -67,6 +67,8 @@ def run(result, out_dir, log=print, use_perf=True, timeout_s=None):
             perf_state = perf_state or perf.available()
             state = perf_state
         kw = {} if timeout_s is None else dict(timeout_s=timeout_s)
+        if row.get("base_s") and row.get("head_s"):  # the medians perf's samples scale to
+            kw["times"] = dict(base=row["base_s"], head=row["head_s"])
         entries.append(core.explain_benchmark((result.base, result.head), st["family"],
                                               row["name"], result.settings, out_dir,
                                               verdict=st["verdict"], decided_by=by,

@@ -3,15 +3,18 @@ explanation where time, not instructions, decided the row (a memory-bound change
 instruction counts cannot see).
 
 `perf record -e cpu-clock` (a software event: these VMs expose no hardware counters) samples the
-process at SAMPLE_HZ with DWARF call graphs (the builds keep no frame pointers), while hotbench
-runs the benchmark for about SECONDS; `perf script` prints each sample's stack, leaf first, one
-"<address> <symbol> (<object>)" line a frame and a blank line after each sample (perf-script(1)),
-which fold() turns into folded stacks as Brendan Gregg's stackcollapse-perf.pl does: frames root
-first, an unknown symbol named by its object ("[libbenchmark.so.1.7.1]"), kernel frames marked
-"_[k]". Every sample of the process counts, its set-up and verification included (2% of the
-samples of a 1000-row parse at SECONDS); each run's samples are scaled to the CPU time per
-iteration google-benchmark measured in that run, so that a frame's cost reads as nanoseconds per
-iteration and the two builds compare (a uniform slowdown shows, as it would not in shares).
+process at SAMPLE_HZ with DWARF call graphs (the builds keep no frame pointers; 16 KiB of stack
+a sample: with 8 KiB google-benchmark's frames cut every stack short of hb_main), while
+hotbench runs the benchmark for about SECONDS (google-benchmark's estimate of the iterations
+runs before: 1-3 s in all on the project's VM); `perf script` prints each sample's stack, leaf
+first, one "<address> <symbol> (<object>)" line a frame and a blank line after each sample
+(perf-script(1)), which fold() turns into folded stacks as Brendan Gregg's stackcollapse-perf.pl
+does: frames root first, an unknown symbol named by its object ("[libbenchmark.so.1.7.1]"),
+kernel frames marked "_[k]". Every sample of the process counts, its set-up and verification
+included (22 of 1452 samples of a 1000-row parse at 1 s); each run's samples are scaled to the
+CPU time per iteration google-benchmark measured in that run, so that a frame's cost reads as
+nanoseconds per iteration and the two builds compare (a uniform slowdown shows, as it would not
+in shares).
 
 available() says whether perf works here at all: not installed, or the kernel refuses
 (perf_event_paranoid, a container without the capability) — the reason then goes into the table.
@@ -28,7 +31,7 @@ from ..trials import names_filter
 from .profile import environment, run_logged
 
 SAMPLE_HZ = 999
-SECONDS = 1.0
+SECONDS = 0.5
 TIMEOUT_S = 40.0
 
 

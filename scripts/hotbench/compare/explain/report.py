@@ -74,9 +74,9 @@ def markdown(entries):
                 % e["svg"], ""]
         p = e.get("perf") or {}
         if p.get("functions") is not None:
-            out += ["perf samples (%d base, %d head), each run's scaled to its CPU time per "
-                    "iteration (%s -> %s ns): own nanoseconds per iteration; flame graph `%s`:"
-                    % (p["samples"]["base"], p["samples"]["head"],
+            out += ["perf samples (%d base, %d head), each side's scaled to %s (%s -> %s ns): "
+                    "own nanoseconds per iteration; flame graph `%s`:"
+                    % (p["samples"]["base"], p["samples"]["head"], p["scaled_to"],
                        count(p["ns_per_iteration"]["base"]),
                        count(p["ns_per_iteration"]["head"]), p["svg"]), ""]
             out += md_table(p["functions"]) + [""]
