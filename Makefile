@@ -18,7 +18,7 @@
 #   make reference  copy the latest run into results/reference/ and write its report there
 #   make clean      remove the build trees (generated inputs in data/ are kept)
 #   make new-case NAME=<name>  a minimal working case in cases/<name>/ from templates/case/, and
-#                   its line in cases/cases.def (README.md, "Adding a case")
+#                   its line in cases/cases.def (docs/adding-a-case.md)
 #   make fuzz       the differential fuzz targets (fuzz/README.md) built with clang + libFuzzer
 #                   (ASan + UBSan) in build-fuzz/, each run FUZZ_SECONDS (default 300) seconds;
 #                   prints per target executions, coverage (cov/ft) and any finding with its crash
