@@ -140,16 +140,13 @@ bench-peers: build
 #                   results/runs/<UTC>-compare/. COMPARE_ARGS passes options (scripts/compare.py
 #                   --help).
 #   make bench-ci   the compare of $$HB_BASE (a pull request's base), else HEAD's first parent,
-#                   against the working tree; on a history of one commit, the committed-baseline
-#                   gate below (and it says so). What .ci/run runs.
-#   make baseline   records results/baseline/ (two measurements and the environment's
-#                   fingerprint), the optional absolute reference; GATE_ARGS passes options to
-#                   scripts/gate.py (scripts/gate.py ci --help lists them).
+#                   against the working tree; on a history of one commit (nothing to compare
+#                   against) it says so, records the head's run into the history and exits 0.
+#                   What .ci/run runs.
 # The gate builds its own tree (CI_BUILD): release flags, no test hooks, no sanitizers.
 CI_BUILD  ?= build-ci
-GATE_ARGS ?=
 COMPARE_ARGS ?=
-.PHONY: bench-ci baseline build-ci compare
+.PHONY: bench-ci build-ci compare
 
 build-ci: deps
 	@$(CMAKE_GEN) -B $(CI_BUILD) -DHB_TESTS=OFF -DHB_TEST_HOOKS=OFF -DHB_SANITIZE=OFF >/dev/null
@@ -157,9 +154,6 @@ build-ci: deps
 
 bench-ci: build-ci
 	@/usr/bin/python3 scripts/compare.py --ci --head-build $(CI_BUILD) $(COMPARE_ARGS)
-
-baseline: build-ci
-	@/usr/bin/python3 scripts/gate.py baseline --build $(CI_BUILD) $(GATE_ARGS)
 
 # BASE, HEAD and FILTER reach the script through the environment: no shell quoting to break
 compare: export HB_COMPARE_BASE := $(value BASE)

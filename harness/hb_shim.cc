@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-// Instruction counts for the CI gate (scripts/gate.py): under callgrind, each benchmark's timed
+// Instruction counts for the CI gate (scripts/compare.py): under callgrind, each benchmark's timed
 // loop is measured alone. The loop's first iteration starts instrumentation and zeroes the
 // counters; its end dumps them, labelled "hb:<family>|<args>|<iterations>", and stops
 // instrumentation, so setup, input generation and verification run uninstrumented (fast) and are

@@ -167,14 +167,6 @@ def check_readers(m):
             check(rc == 0 and "Traceback" not in err and "summary.py:" in err,
                   "summary.py on a run whose manifest has %s: a sentence, no traceback (%d: %s)"
                   % (what, rc, err.strip()[-120:]))
-            for n in (1, 2):
-                os.makedirs(os.path.join(d, "m%d" % n), exist_ok=True)
-                os.replace(run_json(d, "x.json", text), os.path.join(d, "m%d" % n, "run-1.json"))
-            rc, err = script("gate.py", "compare", "--baseline", os.path.join(d, "m1"),
-                             "--current", os.path.join(d, "m2"))
-            check(rc == 2 and "Traceback" not in err,
-                  "gate.py compare, manifest with %s: exit 2, no traceback (%d: %s)"
-                  % (what, rc, err.strip()[-120:]))
         notrun = os.path.join(d, "list.json")
         with open(notrun, "w") as f:
             f.write("[1, 2]")

@@ -4,13 +4,12 @@ params, checks (dicts kind, verdict, text), time (the time verdict that stands),
 
 import concurrent.futures
 import os
-import subprocess
 
 import numpy as np
 
-from ..gate.callgrind import measure_instructions
-from ..gate.measure import run_cmd
-from ..gate.stats import in_view
+from ..callgrind import measure_instructions
+from ..fit import PowerFit
+from ..listing import list_benchmarks
 from .trials import Samples, interleaved, names_filter
 from .verdicts import (ORDER, combine, describe_time, instructions_verdict, pct, repeated,
                        time_verdict)
@@ -128,15 +127,13 @@ def run_unbudgeted(row, screen, arms, settings, opts, trials_dir, rng, log):
 
 def listed(binary, bfilter):
     """The benchmark names hotbench lists for bfilter (--benchmark_list_tests: nothing runs)."""
-    p = subprocess.run([binary, "--hb_profile=full", "--benchmark_list_tests",
-                        "--benchmark_filter=" + bfilter], capture_output=True, text=True)
-    return set(p.stdout.split()) if p.returncode == 0 else set()
+    return set(list_benchmarks(binary, "--hb_profile=full", "--benchmark_filter=" + bfilter).names)
 
 
 def ir_selection(arms, manifest, opts):
     """The callgrind selection: --ir-filter, else the manifest's gate.ir_select, narrowed to
     the benchmarks --filter selects when one is given. None when it selects nothing."""
-    from ..gate.settings import selection_filter
+    from ..selection import selection_filter
     if opts.ir_filter:
         return opts.ir_filter
     ir_filter = selection_filter(manifest, "ir_select")
@@ -153,7 +150,7 @@ def count_arms(arms, settings, ir_filter, logdir, suffix, log):
     def count(arm):
         s = dict(settings, ir_filter=ir_filter, env=dict(settings["env"], **arm.env))
         return measure_instructions(arm.binary, logdir, s, {}, "-" + arm.label + suffix,
-                                    lambda m: None, run_cmd)
+                                    lambda m: None)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(arms)) as pool:
         irs = dict(zip([a.label for a in arms], pool.map(count, arms)))
@@ -209,12 +206,20 @@ def instructions(rows, arms, settings, manifest, opts, out_dir, log):
 
 
 def fit_exponent(points):
-    """The slope k of log t = a + k log N over (N, t) points, or None for fewer than 3 sizes."""
-    if len({n for n, _ in points}) < 3:
-        return None
-    x = np.log([n for n, _ in points])
-    y = np.log([t for _, t in points])
-    return float(np.polyfit(x, y, 1)[0])
+    """The exponent k of t = b*N^k over (N, t) points, fitted as the report fits it
+    (hotbench.fit.PowerFit without its constant: least squares of log t on each size's median),
+    or None for fewer than 3 sizes or a failed fit."""
+    f = PowerFit([n for n, _ in points], [t for _, t in points], with_constant=False)
+    return f.k if f.ok else None
+
+
+def in_view(row, view):
+    """Whether a row (dict with params) lies on a manifest view's series: x among its
+    arguments, positive (a power law's logarithm needs it), the other arguments at the view's
+    fixed values."""
+    x = row["params"].get(view["x"])
+    return (isinstance(x, (int, float)) and x > 0
+            and all(row["params"].get(k) == v for k, v in view["fixed"].items()))
 
 
 def view_points(samples, label, family, view):

@@ -18,7 +18,7 @@ import argparse
 import datetime
 import os
 
-from . import accepted, cpus, notbuilt, table
+from . import accepted, cpus, nobase, notbuilt, table
 from ..history import live
 from .arms import Arm
 from .engine import Options, run_compare
@@ -120,22 +120,13 @@ def options(args):
     return Options(**kw)
 
 
-def fallback_gate(args):
-    """A history of one commit: today's committed-baseline gate (scripts/gate.py ci)."""
-    print("compare: no base revision (a history of one commit and no $HB_BASE): falling back "
-          "to the committed baseline's gate (scripts/gate.py ci); its speed verdicts are "
-          "relative to another machine", flush=True)
-    from ..gate.cli import main as gate_main
-    return gate_main(["ci", "--build", os.path.join(ROOT, "build-ci")])
-
-
 def main(argv=None):
     args = parser().parse_args(argv)
     log = lambda m: print(m, flush=True)
     if args.ci and not args.base and not args.build:
         args.base = ci_base(log)
         if not args.base:
-            return fallback_gate(args)
+            return nobase.record_head(ROOT, args, log)
     if not args.base and not args.build:
         die("give --base REV (or --build DIR to compare one binary in two environments)")
     out = args.out or os.path.join(ROOT, "results", "runs", datetime.datetime.now(
@@ -168,7 +159,8 @@ def parser():
     a("--base", help="the base revision (any git revision)")
     a("--head", help="the head revision (default: the working tree, uncommitted changes too)")
     a("--ci", action="store_true", help="make bench-ci: base = $HB_BASE, else HEAD's first "
-      "parent; with neither, the committed-baseline gate (scripts/gate.py ci)")
+      "parent; with neither (a history of one commit), the head's run is recorded into the "
+      "history and nothing is compared (exit 0)")
     a("--build", help="compare DIR/hotbench with itself (arms differ by --base-env/--head-env)")
     a("--head-build", metavar="DIR", help="the working tree's hotbench already built in DIR "
       "(instead of building build-rev/worktree/); with --build, the head's hotbench")

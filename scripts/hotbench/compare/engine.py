@@ -25,7 +25,7 @@ import time
 
 from .. import estimate
 from ..manifest import Manifest, ManifestError
-from ..gate.settings import SETTINGS, selection_filter
+from ..selection import BUDGET_S, MALLOC_ENV, PROFILE, selection_filter
 from . import checks, confirmation, copies, duration, strategies, toolchain, witness
 from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
@@ -55,7 +55,7 @@ class Options:
         self.confirm_blocks = 5
         self.min_time = 0.01
         self.repetitions = 2
-        self.budget_s = SETTINGS["budget_s"]
+        self.budget_s = BUDGET_S
         self.max_iteration_s = 0.1
         self.min_effect = 0.02
         self.ir_tolerance = 0.02
@@ -74,8 +74,8 @@ class Options:
 
     def settings(self):
         """The settings of a process (trials.command): profile, budget, min_time, env."""
-        return dict(profile=SETTINGS["profile"], budget_s=self.budget_s, min_time=self.min_time,
-                    repetitions=self.repetitions, env=dict(SETTINGS["env"]), cpu=self.cpu)
+        return dict(profile=PROFILE, budget_s=self.budget_s, min_time=self.min_time,
+                    repetitions=self.repetitions, env=dict(MALLOC_ENV), cpu=self.cpu)
 
 
 class Result:

@@ -1,8 +1,11 @@
-"""callgrind - instructions per iteration of the small sizes under valgrind's callgrind
-(settings' ir_filter, from the manifest's gate.ir_select), one iteration each: deterministic
-counts. harness/hb_shim.cc counts the timed loop alone (see HB_CALLGRIND there): each benchmark's
-dump is described "hb:<group>/<strategy>|<args>|<iterations>". The runs fix the libraries' hash
-salts ($HB_HASH_SALT, harness/hb_seed.h): with expat's random salt one binary's count moved 5%.
+"""callgrind - instructions per iteration of benchmarks under valgrind's callgrind, one iteration
+each: deterministic counts (the compare's instruction check, make limits).
+
+harness/hb_shim.cc counts the timed loop alone (see HB_CALLGRIND there): each benchmark's dump is
+described "hb:<group>/<strategy>|<args>|<iterations>". The runs fix the libraries' hash salts
+($HB_HASH_SALT, harness/hb_seed.h): with expat's random salt one binary's count moved 5%. The
+dump format read here is valgrind's "Callgrind Format Specification" (valgrind docs, callgrind
+manual, section 3): the "desc:", "events:" and "summary:"/"totals:" lines.
 """
 
 import glob
@@ -11,19 +14,33 @@ import shutil
 import subprocess
 import tempfile
 
-from .measurement import load_run
+from .runjson import Run
 
 DESC = "desc: Trigger: Client Request: hb:"
 FIXED_SALT = {"HB_HASH_SALT": "0x5eed"}  # any fixed value: the counts repeat (hb_seed.h)
 
 
+def run_logged(cmd, log, settings):
+    """Runs cmd (argv list) with settings["env"] (dict, may be absent) added to this process's
+    environment, stdout and stderr into the file log (path, overwritten); returns the exit
+    status. Raises OSError when cmd cannot be started."""
+    env = dict(os.environ)
+    env.update(settings.get("env", {}))
+    with open(log, "w") as f:
+        return subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
+
+
 def names_by_args(run):
-    """(group/strategy, argument values) -> benchmark name, from the names of the same run."""
+    """{(group/strategy, argument values tuple): benchmark name} of a run (runjson.Run or its
+    path), so a dump's description finds its benchmark's name."""
+    if not isinstance(run, Run):
+        run = Run(run)
     names = {}
-    for name, row in run["rows"].items():
+    for r in run.rows + run.failed + run.skipped:
+        name = r["name"]
         fam = "/".join(p for p in name.split("/") if ":" not in p and p != "real_time")
         names[(fam, tuple(int(v) if isinstance(v, int) else v
-                          for v in row["params"].values()))] = name
+                          for v in r["params"].values()))] = name
     return names
 
 
@@ -44,7 +61,7 @@ def read_dump(path):
 
 
 def dumps_by_name(work, names):
-    """{benchmark name: {event: total, "iterations": n}} from the dumps in work (names:
+    """{benchmark name: {event: total, "iterations": n}} from the dumps work/cg.out.* (names:
     names_by_args); a dump of a run whose result was not reported (google-benchmark's estimate
     of the iterations) has no name and is left out."""
     out = {}
@@ -66,19 +83,27 @@ def per_benchmark(work, names):
             for name, d in dumps_by_name(work, names).items()}
 
 
-def measure_instructions(hotbench, logdir, settings, ctx, suffix, log, run_cmd):
-    """Instructions per iteration of each benchmark of settings['ir_filter'] under callgrind:
-    {"valgrind": version, "command": ..., "benchmarks": {name: {per_iteration, instructions,
-    iterations}}} or {"unavailable": why}. run_cmd(cmd, logfile, settings) runs a command."""
-    valgrind = shutil.which("valgrind")
+def _unavailable(ctx, valgrind, settings):
     if "-fsanitize" in ctx.get("hb_build_flags", ""):
-        return {"unavailable": "a sanitizer build (%s): valgrind cannot run it" %
-                ctx.get("hb_build_flags").strip()}
+        return "a sanitizer build (%s): valgrind cannot run it" % ctx["hb_build_flags"].strip()
     if not valgrind:
-        return {"unavailable": "valgrind is not installed (scripts/deps.sh installs it)"}
+        return "valgrind is not installed (scripts/deps.sh installs it)"
     if not settings.get("ir_filter"):
-        return {"unavailable": "no group of the manifest selects instruction counts "
-                               "(gate.ir_select)"}
+        return "no group of the manifest selects instruction counts (gate.ir_select)"
+    return None
+
+
+def measure_instructions(hotbench, logdir, settings, ctx, suffix, log, run_cmd=run_logged):
+    """Instructions per iteration of each benchmark of settings["ir_filter"] (a
+    --benchmark_filter) under callgrind, with settings' profile, budget_s and env and the fixed
+    hash salt: {"valgrind": version, "command": str, "benchmarks": {name: {per_iteration,
+    instructions, iterations}}} or {"unavailable": why}. ctx: the binary's run context (a
+    sanitizer build is refused); the log goes to logdir/instructions<suffix>.log; log(line)
+    prints the command; run_cmd(cmd, logfile, settings) runs it (a seam for tests)."""
+    valgrind = shutil.which("valgrind")
+    why = _unavailable(ctx, valgrind, settings)
+    if why:
+        return {"unavailable": why}
     version = subprocess.run([valgrind, "--version"], capture_output=True,
                              text=True).stdout.strip()
     work = tempfile.mkdtemp(prefix="hb-callgrind-")
@@ -98,7 +123,7 @@ def measure_instructions(hotbench, logdir, settings, ctx, suffix, log, run_cmd):
         if rc not in (0, 1) or not os.path.exists(out_json):
             return {"unavailable": "callgrind run failed (exit %d), see %s" % (rc, logf),
                     "valgrind": version}
-        benches = per_benchmark(work, names_by_args(load_run(out_json)))
+        benches = per_benchmark(work, names_by_args(out_json))
         if not benches:
             return {"unavailable": "callgrind produced no per-benchmark counts (is hotbench "
                                    "built with valgrind/callgrind.h? see harness/hb_shim.cc)",
