@@ -77,7 +77,6 @@ estimate beside its actual.
 
 Exit status: 0 every part ok or skipped, 1 a part failed, 2 usage, 130 interrupted (Ctrl-C
 stops the running part and its children, records it as failed and the rest as skipped).
-Compatible with the old `scripts/bench.sh HOTBENCH [hotbench args]`: the in-process part only.
 """
 import argparse
 import collections
@@ -143,11 +142,7 @@ def write_json_atomic(path, doc):
 
 
 def parse_args(argv):
-    """Options, and the hotbench arguments after `--` (or after the old bench.sh's HOTBENCH)."""
-    if argv and not argv[0].startswith("-") and os.path.isfile(argv[0]):
-        # the old interface: bench.sh HOTBENCH [hotbench args...] ran the in-process suite only
-        argv = ["--build", os.path.dirname(argv[0]) or ".", "--parts", "in-process",
-                "--"] + argv[1:]
+    """Options, and the hotbench arguments after `--`."""
     extra = []
     if "--" in argv:
         i = argv.index("--")
