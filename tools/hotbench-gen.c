@@ -105,7 +105,7 @@ static int hb_parse_args(const char *sub, int argc, char **argv, const struct op
             return hb_usage_error(sub, "option '%s' needs a value",
                                   hb_cli_bad_option(argv, longopts, optbuf));
         default:
-            if (c < 256) /* '?': getopt_long knows no such option */
+            if (c < 256) /* '?': an unknown option, or a value for one that takes none */
                 return hb_usage_error(sub, "unknown option '%s'",
                                       hb_cli_bad_option(argv, longopts, optbuf));
             rc = option(sub, c, optarg, params);
