@@ -401,8 +401,8 @@ class Missing(unittest.TestCase):
                 self.assertIn(", ".join(part), stdout)
                 with open(os.path.join(out, "compare.md")) as f:
                     self.assertIn("verdict: incomplete", f.read())
-            self.assertIn("shard-2: no compare.json", err if len(given) == 2 else
-                          quiet(merge.main, dirs + ["--out", out])[2])
+                if len(given) == 2:  # the folder given without a compare.json is named
+                    self.assertIn("shard-2: no compare.json", err)
 
     def test_nothing_to_merge(self):
         with tempfile.TemporaryDirectory() as tmp:
