@@ -68,6 +68,13 @@ def apply(rows, lines):
             continue
         for rx, sha, reason, where in lines:
             if rx.search(r["name"]):
-                r["verdict"] = "accepted"
-                r["check"] += "; accepted by %s (%s): %s" % (where, sha[:12], reason)
+                mark(r, "accepted by %s (%s): %s" % (where, sha[:12], reason))
                 break
+
+
+def mark(row, text):
+    """Makes a regressed row accepted, text (which line accepts it) added to its check and kept
+    in row["accepted"] (compare.json: a merge of shards marks the row again, merge.py)."""
+    row["verdict"] = "accepted"
+    row["accepted"] = text
+    row["check"] += "; " + text

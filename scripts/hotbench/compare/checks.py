@@ -251,27 +251,44 @@ def complexity(rows, samples, manifest, opts, rise=0.3):
                 continue
             largest = max(base, key=lambda n: base[n][0])
             row = rows.get(largest)
-            text = "complexity: exponent along %s %.2f -> %.2f" % (view["x"], kb, kh)
-            if row and row.get("time") and row["time"]["verdict"] == "regressed":
-                add(row, "complexity", "regressed", text)
-            elif row:
-                row["note"] = (row["note"] + "; " if row["note"] else "") + text + \
-                    " (no size confirmed slower)"
+            if row:
+                label_complexity(row, "complexity: exponent along %s %.2f -> %.2f" % (
+                    view["x"], kb, kh))
+
+
+def label_complexity(row, text):
+    """A higher exponent (text) of row's strategy: a complexity check labelling row's time
+    regression, or only a note where its time is not regressed."""
+    if row.get("time") and row["time"]["verdict"] == "regressed":
+        add(row, "complexity", "regressed", text)
+    else:
+        row["note"] = (row["note"] + "; " if row["note"] else "") + text + \
+            " (no size confirmed slower)"
+
+
+def settle(row):
+    """Sets row's verdict and check (verdicts.combine) and its figures from its time verdict:
+    ratio, ci, p, n_base, n_head and the medians."""
+    combine(row)
+    tv = row.get("time") or {}
+    row["ratio"], row["ci"], row["p"] = tv.get("ratio"), tv.get("ci"), tv.get("p")
+    row["n_base"], row["n_head"] = tv.get("n_base"), tv.get("n_head")
+    if tv.get("base_s") or tv.get("head_s"):
+        row["base_s"], row["head_s"] = tv.get("base_s"), tv.get("head_s")
+    return row
+
+
+def in_order(rows):
+    """rows (a list) sorted in verdict order (ORDER), then by name."""
+    return sorted(rows, key=lambda r: (ORDER.index(r["verdict"]), r["name"]))
 
 
 def finish(rows):
-    """The rows as a list in verdict order (ORDER), then by name; each with its verdict and
-    check (verdicts.combine) and its medians."""
+    """The rows as a list in verdict order (ORDER), then by name; each settled (settle)."""
     out = []
     for row in rows.values():
-        combine(row)
-        tv = row.get("time") or {}
-        row["ratio"], row["ci"], row["p"] = tv.get("ratio"), tv.get("ci"), tv.get("p")
-        row["n_base"], row["n_head"] = tv.get("n_base"), tv.get("n_head")
-        if tv.get("base_s") or tv.get("head_s"):
-            row["base_s"], row["head_s"] = tv.get("base_s"), tv.get("head_s")
+        settle(row)
         row.pop("suspect", None)
         row.pop("budget_suspect", None)
         out.append(row)
-    out.sort(key=lambda r: (ORDER.index(r["verdict"]), r["name"]))
-    return out
+    return in_order(out)

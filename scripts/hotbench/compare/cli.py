@@ -18,7 +18,7 @@ import argparse
 import datetime
 import os
 
-from . import accepted, cpus, nobase, notbuilt, table
+from . import accepted, cpus, nobase, notbuilt, shards, table
 from ..history import live
 from .arms import Arm
 from .engine import Options, run_compare
@@ -108,6 +108,7 @@ def options(args):
               complexity=not args.no_complexity, seed=args.seed, copies=args.copies)
     try:
         kw["cpu"] = cpus.parse(args.cpu)
+        kw["shard"] = shards.parse(args.shard) if args.shard else None
     except ValueError as e:
         die(str(e))
     if args.budget_s is not None:
@@ -125,6 +126,9 @@ def main(argv=None):
     log = lambda m: print(m, flush=True)
     if args.ci and not args.base and not args.build:
         args.base = ci_base(log)
+        if not args.base and args.shard:
+            die("--shard %s: no base revision to compare with (a history of one commit and no "
+                "$HB_BASE); the committed baseline's gate does not shard" % args.shard)
         if not args.base:
             return nobase.record_head(ROOT, args, log)
     if not args.base and not args.build:
@@ -194,6 +198,9 @@ def parser():
     a("--no-instructions", action="store_true", help="skip the callgrind counts")
     a("--no-complexity", action="store_true", help="skip the exponent fits")
     a("--seed", type=int, help="seed of the ABBA orders (default: random)")
+    a("--shard", metavar="I/N", help="measure only the I-th of N parts of the selection, whole "
+      "strategies balanced by their expected time (one CI runner's part; make bench-ci-merge "
+      "joins the parts: docs/compare.md, Shards); default: all of it")
     a("--out", help="output folder (default results/runs/<UTC>-compare/)")
     live.add_options(ap)
     return ap
