@@ -18,7 +18,7 @@
 #   make reference  copy the latest run into results/reference/ and write its report there
 #   make clean      remove the build trees (generated inputs in data/ are kept)
 #   make new-case NAME=<name>  a minimal working case in cases/<name>/ from templates/case/, and
-#                   its line in cases/cases.def (README.md, "Adding a case")
+#                   its line in cases/cases.def (docs/adding-a-case.md)
 #   make fuzz       the differential fuzz targets (fuzz/README.md) built with clang + libFuzzer
 #                   (ASan + UBSan) in build-fuzz/, each run FUZZ_SECONDS (default 300) seconds;
 #                   prints per target executions, coverage (cov/ft) and any finding with its crash
@@ -140,26 +140,37 @@ bench-peers: build
 #                   results/runs/<UTC>-compare/. COMPARE_ARGS passes options (scripts/compare.py
 #                   --help).
 #   make bench-ci   the compare of $$HB_BASE (a pull request's base), else HEAD's first parent,
-#                   against the working tree; on a history of one commit, the committed-baseline
-#                   gate below (and it says so). What .ci/run runs.
-#   make baseline   records results/baseline/ (two measurements and the environment's
-#                   fingerprint), the optional absolute reference; GATE_ARGS passes options to
-#                   scripts/gate.py (scripts/gate.py ci --help lists them).
+#                   against the working tree; on a history of one commit (nothing to compare
+#                   against) it says so, records the head's run into the history and exits 0.
+#                   What .ci/run runs. SHARD=i/N measures only the
+#                   i-th of N parts of the selection (whole strategies, balanced by their expected
+#                   time from results/reference/run.json), one CI runner's part.
+#   make bench-ci-merge SHARDS="DIR DIR..."
+#                   joins the N shards' compare folders into one compare (Holm's correction over
+#                   all their tests): compare.json, compare.md, bmf.json, gab.json in
+#                   results/runs/<UTC>-compare/ or COMPARE_ARGS="--out DIR". Refuses shards of
+#                   other selections, revisions, binaries or settings (exit 2, naming the
+#                   difference); exits 1 on a regressed or failed row, 2 with verdict
+#                   `incomplete` when a shard is missing (docs/compare.md, Shards).
 # The gate builds its own tree (CI_BUILD): release flags, no test hooks, no sanitizers.
 CI_BUILD  ?= build-ci
-GATE_ARGS ?=
 COMPARE_ARGS ?=
-.PHONY: bench-ci baseline build-ci compare
+SHARD ?=
+SHARDS ?=
+.PHONY: bench-ci bench-ci-merge build-ci compare
 
 build-ci: deps
 	@$(CMAKE_GEN) -B $(CI_BUILD) -DHB_TESTS=OFF -DHB_TEST_HOOKS=OFF -DHB_SANITIZE=OFF >/dev/null
 	@cmake --build $(CI_BUILD) -j $(JOBS)
 
 bench-ci: build-ci
-	@/usr/bin/python3 scripts/compare.py --ci --head-build $(CI_BUILD) $(COMPARE_ARGS)
+	@/usr/bin/python3 scripts/compare.py --ci --head-build $(CI_BUILD) \
+	    $(if $(SHARD),--shard "$(SHARD)") $(COMPARE_ARGS)
 
-baseline: build-ci
-	@/usr/bin/python3 scripts/gate.py baseline --build $(CI_BUILD) $(GATE_ARGS)
+bench-ci-merge:
+	@test -n "$(SHARDS)" || { echo "make bench-ci-merge: give SHARDS=\"DIR DIR...\", the" \
+	    "shards' compare folders (docs/compare.md, Shards)" >&2; exit 2; }
+	@/usr/bin/python3 scripts/compare_merge.py $(SHARDS) $(COMPARE_ARGS)
 
 # BASE, HEAD and FILTER reach the script through the environment: no shell quoting to break
 compare: export HB_COMPARE_BASE := $(value BASE)

@@ -4,7 +4,7 @@
  * CVE-2012-0876), so which element names collide differs from run to run: under callgrind one
  * binary's volumes/expat-tree counted 13.90e6 and 14.64e6 instructions per iteration in two
  * runs, and a compare of two commits with the same C code called that a 3.8% regression. The
- * gate's callgrind runs (scripts/hotbench/gate/callgrind.py) fix the salt through $HB_HASH_SALT;
+ * compare's callgrind runs (scripts/hotbench/callgrind.py) fix the salt through $HB_HASH_SALT;
  * every other run keeps the library's own random salt.
  */
 #ifndef HB_SEED_H

@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-// Instruction counts for the CI gate (scripts/gate.py): under callgrind, each benchmark's timed
+// Instruction counts for the CI gate (scripts/compare.py): under callgrind, each benchmark's timed
 // loop is measured alone. The loop's first iteration starts instrumentation and zeroes the
 // counters; its end dumps them, labelled "hb:<family>|<args>|<iterations>", and stops
 // instrumentation, so setup, input generation and verification run uninstrumented (fast) and are
@@ -903,38 +903,72 @@ static char *min_time_for_library(char *a)
     return a;
 }
 
-} // namespace
+// Where --benchmark_out sends the results, as given on the command line.
+struct OutFile {
+    const char *file = nullptr;  // --benchmark_out: none when null or empty
+    const char *format = "json"; // --benchmark_out_format: json or console
+};
 
-int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
+// Reads google-benchmark's flags in rest that hotbench acts on too: --benchmark_repetitions (into
+// opt->repetitions), --benchmark_min_time (noted in the selection; rewritten for the library,
+// min_time_for_library), --benchmark_out and its format (into *out). Without
+// --benchmark_repetitions, appends one with opt->repetitions, so that benchmark names stay
+// <case>/<strategy>/<arg>:<value> without a "repeats:" part. The appended argument lives until
+// the process exits.
+void library_flags(std::vector<char *> *rest, hb_options *opt, OutFile *out)
 {
-    static hb_options opt;
-    opt.budget_s = 10.0;
-    opt.profile = "full";
-    opt.profile_id = HB_PROFILE_FULL;
-    const char *env_data = std::getenv("HB_DATA_DIR");
-    opt.data_dir = env_data && *env_data ? env_data : "data";
-    opt.read_size = 4096;
-    opt.repetitions = -1;
+    static std::string reps;
+    bool reps_given = false;
+    for (char *&a : *rest) {
+        const char *v;
+        if ((v = flag_value(a, "--benchmark_repetitions"))) {
+            reps_given = true;
+            opt->repetitions = std::atoi(v);
+        }
+        if (flag_value(a, "--benchmark_min_time")) {
+            selection().min_time_given = true;
+            a = min_time_for_library(a);
+        }
+        if ((v = flag_value(a, "--benchmark_out")))
+            out->file = v;
+        if ((v = flag_value(a, "--benchmark_out_format")))
+            out->format = v;
+    }
+    if (!reps_given) {
+        reps = "--benchmark_repetitions=" + std::to_string(opt->repetitions);
+        rest->push_back(&reps[0]);
+    }
+}
 
+// Parses the command line: the --hb_* flags into *opt and *flags (from the defaults), the
+// allocator entered (hb_alloc_enter: the first time re-executes the process under it, not
+// returning) into *alloc, --help's text printed, and the rest (kept in *rest, which must outlive
+// the run) handed to benchmark::Initialize. Returns -1 to go on, or the exit status 2 after a
+// usage message.
+int parse_command_line(int argc, char **argv, hb_options *opt, Flags *flags, hb_alloc_info *alloc,
+                       std::vector<char *> *rest, OutFile *out)
+{
+    opt->budget_s = 10.0;
+    opt->profile = "full";
+    opt->profile_id = HB_PROFILE_FULL;
+    const char *env_data = std::getenv("HB_DATA_DIR");
+    opt->data_dir = env_data && *env_data ? env_data : "data";
+    opt->read_size = 4096;
+    opt->repetitions = -1;
     // Take out our flags; leave the rest for google-benchmark.
-    std::vector<char *> rest;
-    Flags flags;
-    if (parse_flags(argc, argv, &opt, &flags, &rest))
+    if (parse_flags(argc, argv, opt, flags, rest))
         return 2;
-    bool help = flags.help;
-    if (flags.calibrate && flags.manifest && !help) {
+    bool help = flags->help;
+    if (flags->calibrate && flags->manifest && !help) {
         std::fprintf(stderr, "hotbench: --hb_calibrate and --hb_manifest each print one JSON "
                              "object and exit: give one of them\n");
         return 2;
     }
-    if (opt.repetitions < 0)
-        opt.repetitions = opt.profile_id == HB_PROFILE_SMOKE ? 1 : 3;
-    // --hb_allocator: re-executes this process under the allocator (not returning) the first
-    // time; in the re-executed process, checks that the allocator serves malloc.
-    static hb_alloc_info alloc;
+    if (opt->repetitions < 0)
+        opt->repetitions = opt->profile_id == HB_PROFILE_SMOKE ? 1 : 3;
     if (!help) {
         char msg[1024];
-        if (hb_alloc_enter(flags.allocator, argv, &alloc, msg, sizeof msg) != HB_OK) {
+        if (hb_alloc_enter(flags->allocator, argv, alloc, msg, sizeof msg) != HB_OK) {
             std::fprintf(stderr, "%s\n", msg);
             return 2;
         }
@@ -946,77 +980,39 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
         hb_print_help(stdout);
         std::printf("\ngoogle-benchmark's options follow.\n\n");
     }
-    // Repetitions go through google-benchmark's own flag (unless given), so that benchmark
-    // names stay <case>/<strategy>/<arg>:<value> without a "repeats:" part.
-    static std::string reps;
-    bool reps_given = false;
-    const char *out_file = nullptr, *out_format = "json";
-    for (char *&a : rest) {
-        const char *v;
-        if ((v = flag_value(a, "--benchmark_repetitions"))) {
-            reps_given = true;
-            opt.repetitions = std::atoi(v);
-        }
-        if (flag_value(a, "--benchmark_min_time")) {
-            selection().min_time_given = true;
-            a = min_time_for_library(a);
-        }
-        if ((v = flag_value(a, "--benchmark_out")))
-            out_file = v;
-        if ((v = flag_value(a, "--benchmark_out_format")))
-            out_format = v;
-    }
-    if (!reps_given) {
-        reps = "--benchmark_repetitions=" + std::to_string(opt.repetitions);
-        rest.push_back(&reps[0]);
-    }
-    int rargc = static_cast<int>(rest.size());
-    rest.push_back(nullptr);
-    benchmark::Initialize(&rargc, rest.data());
-    if (benchmark::ReportUnrecognizedArguments(rargc, rest.data()))
+    library_flags(rest, opt, out);
+    int rargc = static_cast<int>(rest->size());
+    rest->push_back(nullptr);
+    benchmark::Initialize(&rargc, rest->data());
+    if (benchmark::ReportUnrecognizedArguments(rargc, rest->data()))
         return 2;
-    // After google-benchmark's parse, so that an unknown argument is a usage error here too.
-    if (flags.calibrate)
-        return calibrate();
-    if (flags.manifest)
-        return print_manifest(cases, ncases);
-    selection().list_only = flags.list_only;
-    selection().filter = benchmark::GetBenchmarkFilter();
+    return -1;
+}
 
-    record_context(opt, alloc);
-    open_counters();
-
-    if (register_cases(opt, cases, ncases) != 0)
-        return 1;
-
-    Reporter display(benchmark::CreateDefaultDisplayReporter());
-    std::unique_ptr<std::FILE, int (*)(std::FILE *)> progress(nullptr, std::fclose);
-    if (flags.progress && !flags.list_only) {
-        progress.reset(std::fopen(flags.progress, "w"));
-        if (!progress) {
-            std::fprintf(stderr, "hotbench: --hb_progress: cannot write %s: %s\n", flags.progress,
-                         std::strerror(errno));
-            return 2;
-        }
-        display.SetProgress(progress.get(), hb_now_s());
+// The reporter of --benchmark_out's file, wrapping *inner (set here): none without a file.
+// Returns 0, or 2 after a message for a format other than json or console.
+int open_file_reporter(const OutFile &out, std::unique_ptr<benchmark::BenchmarkReporter> *inner,
+                       std::unique_ptr<Reporter> *file)
+{
+    if (!out.file || !*out.file)
+        return 0;
+    if (!std::strcmp(out.format, "json"))
+        inner->reset(new benchmark::JSONReporter);
+    else if (!std::strcmp(out.format, "console"))
+        inner->reset(new benchmark::ConsoleReporter(benchmark::ConsoleReporter::OO_None));
+    else {
+        std::fprintf(stderr, "hotbench: --benchmark_out_format is json or console (csv is "
+                             "deprecated in google-benchmark)\n");
+        return 2;
     }
-    std::unique_ptr<benchmark::BenchmarkReporter> file_inner;
-    std::unique_ptr<Reporter> file;
-    if (out_file && *out_file) {
-        if (!std::strcmp(out_format, "json"))
-            file_inner.reset(new benchmark::JSONReporter);
-        else if (!std::strcmp(out_format, "console"))
-            file_inner.reset(new benchmark::ConsoleReporter(benchmark::ConsoleReporter::OO_None));
-        else {
-            std::fprintf(stderr, "hotbench: --benchmark_out_format is json or console (csv is deprecated in google-benchmark)\n");
-            return 2;
-        }
-        file.reset(new Reporter(file_inner.get()));
-    }
-    size_t ran = benchmark::RunSpecifiedBenchmarks(&display, file.get());
-    benchmark::Shutdown();
-    const Reporter &reporter = display;
+    file->reset(new Reporter(inner->get()));
+    return 0;
+}
 
+// The exit status of a run of ran benchmarks, after the summary lines on stderr: 1 when one
+// failed (each named), 2 when none matched the filter, else 0.
+int run_outcome(const Reporter &reporter, size_t ran)
+{
     if (reporter.skipped())
         std::fprintf(stderr, "hotbench: %zu benchmark(s) skipped on purpose (see 'skipped:')\n",
                      reporter.skipped());
@@ -1033,6 +1029,60 @@ int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
         return 2;
     }
     return 0;
+}
+
+// Records the context, registers the cases and runs the benchmarks google-benchmark selected,
+// with the console reporter, the --hb_progress file and --benchmark_out's file. Returns the exit
+// status: 0; 1 a case did not register or a benchmark failed; 2 an unwritable --hb_progress, a
+// bad --benchmark_out_format or no benchmark matched.
+int run_benchmarks(const hb_options &opt, const hb_alloc_info &alloc, const Flags &flags,
+                   const OutFile &out, const hb_case *cases, size_t ncases)
+{
+    selection().list_only = flags.list_only;
+    selection().filter = benchmark::GetBenchmarkFilter();
+    record_context(opt, alloc);
+    open_counters();
+    if (register_cases(opt, cases, ncases) != 0)
+        return 1;
+
+    Reporter display(benchmark::CreateDefaultDisplayReporter());
+    std::unique_ptr<std::FILE, int (*)(std::FILE *)> progress(nullptr, std::fclose);
+    if (flags.progress && !flags.list_only) {
+        progress.reset(std::fopen(flags.progress, "w"));
+        if (!progress) {
+            std::fprintf(stderr, "hotbench: --hb_progress: cannot write %s: %s\n", flags.progress,
+                         std::strerror(errno));
+            return 2;
+        }
+        display.SetProgress(progress.get(), hb_now_s());
+    }
+    std::unique_ptr<benchmark::BenchmarkReporter> file_inner;
+    std::unique_ptr<Reporter> file;
+    if (open_file_reporter(out, &file_inner, &file) != 0)
+        return 2;
+    size_t ran = benchmark::RunSpecifiedBenchmarks(&display, file.get());
+    benchmark::Shutdown();
+    return run_outcome(display, ran);
+}
+
+} // namespace
+
+int hb_main(int argc, char **argv, const hb_case *cases, size_t ncases)
+{
+    static hb_options opt;
+    static hb_alloc_info alloc;
+    Flags flags;
+    std::vector<char *> rest; // google-benchmark's arguments: kept until the run ends
+    OutFile out;
+    int rc = parse_command_line(argc, argv, &opt, &flags, &alloc, &rest, &out);
+    if (rc >= 0)
+        return rc;
+    // After google-benchmark's parse, so that an unknown argument is a usage error here too.
+    if (flags.calibrate)
+        return calibrate();
+    if (flags.manifest)
+        return print_manifest(cases, ncases);
+    return run_benchmarks(opt, alloc, flags, out, cases, ncases);
 }
 
 double hb_now_s(void)

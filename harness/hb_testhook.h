@@ -1,6 +1,6 @@
 /* hb_testhook.h - TEST-ONLY regression injections for the CI gate's self-test.
  *
- * tests/test_gate.sh proves that scripts/gate.py catches regressions by switching on a known one
+ * tests/test_gate.sh proves that scripts/compare.py catches regressions by switching on a known one
  * and checking that the gate fails, naming the benchmark and the check. The injections exist only
  * in a build configured with -DHB_TEST_HOOKS=ON (make test's build-test does; build/, build-ci/ and
  * the ASan build do not): everywhere else HB_INJECTED(name) is the constant 0, the hooks sit in

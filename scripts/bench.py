@@ -77,7 +77,6 @@ estimate beside its actual.
 
 Exit status: 0 every part ok or skipped, 1 a part failed, 2 usage, 130 interrupted (Ctrl-C
 stops the running part and its children, records it as failed and the rest as skipped).
-Compatible with the old `scripts/bench.sh HOTBENCH [hotbench args]`: the in-process part only.
 """
 import argparse
 import collections
@@ -94,7 +93,9 @@ import sys
 import threading
 import time
 
-from hotbench import estimate
+from hotbench import estimate, files, machine
+from hotbench.git import git as git_in
+from hotbench.listing import list_benchmarks
 from hotbench.exports import write_run_exports
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -131,28 +132,17 @@ def fmt_clock(seconds):
 
 
 def git(*args, default):
-    try:
-        out = subprocess.run(["git", *args], cwd=TOP, capture_output=True, text=True)
-    except OSError:
-        return default
-    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else default
+    """git's stdout in TOP (hotbench.git), or default when git fails or prints nothing."""
+    return git_in(TOP, *args) or default
 
 
 def write_json_atomic(path, doc):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
+    """The status record's write: hotbench.files, indented by 2."""
+    files.write_json_atomic(path, doc, indent=2)
 
 
 def parse_args(argv):
-    """Options, and the hotbench arguments after `--` (or after the old bench.sh's HOTBENCH)."""
-    if argv and not argv[0].startswith("-") and os.path.isfile(argv[0]):
-        # the old interface: bench.sh HOTBENCH [hotbench args...] ran the in-process suite only
-        argv = ["--build", os.path.dirname(argv[0]) or ".", "--parts", "in-process",
-                "--"] + argv[1:]
+    """Options, and the hotbench arguments after `--`."""
     extra = []
     if "--" in argv:
         i = argv.index("--")
@@ -241,32 +231,14 @@ def seconds_or_rate(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
 
 
-def cpu_mhz():
-    """This machine's CPU clock from /proc/cpuinfo ("cpu MHz" of the first CPU), or None: the
-    CPU factor's fallback when a record has no CPU probe (hotbench.estimate.scales)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("cpu MHz"):
-                    return float(line.split(":", 1)[1])
-    except (OSError, ValueError):
-        pass
-    return None
-
-
 def listed(hotbench, profile, extra):
     """The benchmark names the in-process part will run, in order (hotbench
     --benchmark_list_tests with the profile and the hotbench arguments: nothing runs), or None
     when hotbench cannot list them."""
-    cmd = [hotbench, "--benchmark_list_tests=true"] + (
-        ["--hb_profile=" + profile] if profile != "full" else []) + list(extra)
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
-                             stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    names = out.stdout.split()
-    return names if out.returncode == 0 and names and all("/" in n for n in names) else None
+    got = list_benchmarks(hotbench, *((["--hb_profile=" + profile] if profile != "full" else [])
+                                      + list(extra)))
+    names = got.names
+    return names if got.ok and names and all("/" in n for n in names) else None
 
 
 def read_reference_run(path):
@@ -350,7 +322,7 @@ def expected_durations(parts, reference, profile, cal, names=None, reference_run
     {"names", "each": [seconds per benchmark]} or None, the estimate's summary dict)."""
     unknown = dict.fromkeys(parts)
     ref, why = read_reference(reference, profile)
-    here = dict(cal or {}, mhz=cpu_mhz())
+    here = dict(cal or {}, mhz=machine.cpu_mhz())
     summary = {"reference": os.path.relpath(reference, TOP), "reference_run": None}
     rows_plan, lines = None, []
     if "in-process" in parts and names and reference_run:
@@ -503,21 +475,11 @@ def machine_context(cal):
     def clean(s):
         return " ".join(s.replace(",", ";").replace("=", ":").split()) or "unknown"
 
-    def read(path, default=""):
-        try:
-            with open(path) as f:
-                return f.read()
-        except OSError:
-            return default
-
-    cpu = next((l.split(":", 1)[1] for l in read("/proc/cpuinfo").splitlines()
-                if l.startswith("model name")), "")
-    mem = next(("%.1f GiB" % (int(l.split()[1]) / 1048576)
-                for l in read("/proc/meminfo").splitlines() if l.startswith("MemTotal")), "")
-    uname = os.uname()
+    cpu, mem = machine.cpu_model(), machine.memory_text() or ""
+    load = machine.loadavg()
     ctx = [("hb_cpu_model", cpu), ("hb_memory", mem),
-           ("hb_kernel", "%s %s" % (uname.sysname, uname.release)),
-           ("hb_loadavg", " ".join(read("/proc/loadavg").split()[:3]))]
+           ("hb_kernel", "%s %s" % (os.uname().sysname, machine.kernel())),
+           ("hb_loadavg", " ".join("%.2f" % x for x in load) if load else "")]
     if cal:
         ctx += [("hb_calib_first_touch_gbps", "%.4g" % cal["first_touch_gbps"]),
                 ("hb_calib_warm_copy_gbps", "%.4g" % cal["warm_copy_gbps"])]
@@ -706,11 +668,8 @@ class Bench:
             output = final
             write_run_exports(os.path.join(TOP, final), log)  # <run>.exports/: docs/ci.md
             if rc == 0 and not self.interrupted:
-                link = os.path.join(RESULTS, "latest.json")
-                if os.path.lexists(link + ".tmp"):  # left by a run killed right here
-                    os.remove(link + ".tmp")
-                os.symlink(os.path.join("runs", os.path.basename(final)), link + ".tmp")
-                os.replace(link + ".tmp", link)
+                files.point_latest(os.path.join(RESULTS, "latest.json"),
+                                   os.path.join(TOP, final))
                 log("in-process: results in %s (results/latest.json points to it)" % final)
                 record_history(self.a, final)
             else:

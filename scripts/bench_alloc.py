@@ -23,12 +23,12 @@ Run under Debian's /usr/bin/python3.
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hotbench.alloc_run import (ALLOCATORS, AllocError, fmt_span, main_log,  # noqa: E402
                                 run_matrix, write)
+from hotbench.git import short_revision  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -81,9 +81,7 @@ def parse_args(argv=None):
 
 
 def revision():
-    p = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                       text=True)
-    return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else "nogit"
+    return short_revision(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def main(argv=None):

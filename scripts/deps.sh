@@ -41,6 +41,7 @@ core_needs=(
     "ccache|ccache|revision builds sharing unchanged files (compare, bisect, their tests)"
     "google-benchmark tools|libbenchmark-tools|compare.py (tests/test_exports.py)"
     "PyYAML|python3-yaml|tests/test_workflows.py"
+    "Universal Ctags|universal-ctags|function lengths (tests/function_lengths.sh)"
     "jemalloc|libjemalloc2|--hb_allocator=jemalloc (libjemalloc.so.*)"
     "mimalloc|libmimalloc3 libmimalloc2.0|--hb_allocator=mimalloc (libmimalloc.so.*)"
     "tcmalloc|libtcmalloc-minimal4t64 libtcmalloc-minimal4|--hb_allocator=tcmalloc (libtcmalloc_minimal.so.*)"

@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from hotbench.compare import heads, power  # noqa: E402
+from hotbench.listing import list_benchmarks  # noqa: E402
 from hotbench.manifest import Manifest, ManifestError  # noqa: E402
 
 DEFAULT_LEVELS = "0,0.03,0.05,0.10,0.20"
@@ -142,11 +143,10 @@ def ensure_build(build):
 def listed(binary, filt):
     """The benchmark names the selection filt (an ERE) runs: hotbench --benchmark_list_tests.
     Fail when hotbench fails."""
-    r = subprocess.run([binary, "--benchmark_list_tests", "--benchmark_filter=" + filt],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise Fail("%s --benchmark_list_tests failed: %s" % (binary, r.stderr.strip()[-500:]))
-    return r.stdout.split()
+    got = list_benchmarks(binary, "--benchmark_filter=" + filt)
+    if not got.ok:
+        raise Fail("%s --benchmark_list_tests failed: %s" % (binary, got.message))
+    return got.names
 
 
 def preflight(binary, families, select):
@@ -353,7 +353,7 @@ def setup(args):
         manifest = Manifest.from_binary(binary)
     except ManifestError as e:
         raise Fail(str(e))
-    from hotbench.gate.settings import selection_filter
+    from hotbench.selection import selection_filter
     filt = args.filter if args.filter is not None else selection_filter(manifest, "select")
     targets, skipped = power.choose_targets(manifest, listed(binary, filt or "^$"))
     if not targets:

@@ -16,11 +16,11 @@ figures}}}. Under a minute in the quick profile on a 2-vCPU VM.
 Exit status: 0 written; 1 the probe failed or counted nothing; 2 bad usage or no hotbench.
 """
 import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hotbench.files import write_json_atomic  # noqa: E402
 from hotbench.limits import LimitsError, measure  # noqa: E402
 from hotbench.manifest import ManifestError, Manifest  # noqa: E402
 
@@ -65,12 +65,7 @@ def main(argv=None):
     except LimitsError as e:
         print("limits.py: %s" % e, file=sys.stderr)
         return 1
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    tmp = a.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, a.out)
+    write_json_atomic(a.out, doc, indent=1, sort_keys=True)
     for g, p in doc["groups"].items():
         for role in ("strategy", "ceiling"):
             r = p["rows"][p[role]]

@@ -9,7 +9,7 @@ without views the largest value of its first argument - and shows per strategy: 
 its coefficient of variation (flagged over 10%), GB/s, ns per item where items are counted, and
 the ratio to the group's reference row (the manifest's "reference"). Sizes the budget skipped
 show their predicted time, marked PREDICTED. The full data stay in the JSON. A run without a
-manifest (upgrade it with scripts/upgrade_run.py) is shown without ratios.
+manifest (the message names the hotbench revision that can upgrade it) is shown without ratios.
 """
 import argparse
 import os

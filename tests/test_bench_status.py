@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """test_bench_status.py SRCDIR - scripts/bench.py's contract, with a fake hotbench and fake parts.
 
-Each test copies bench.py, bench.sh, summary.py and its package hotbench/ into a scratch tree
+Each test copies bench.py, summary.py and its package hotbench/ into a scratch tree
 beside a fake build/hotbench (a shell script: prints the calibration JSON, writes a minimal
 google-benchmark JSON to --benchmark_out, sleeps or fails on demand) and fake e2e.sh, peers.py
 and report.py, then checks what bench.py prints, writes to results/bench-status.json and
@@ -97,12 +97,12 @@ open("results/REPORT.md", "w").write(json.dumps(sys.argv[1:]))
 
 
 def make_tree():
-    """A scratch top: scripts/ (bench.py, bench.sh, summary.py, hotbench/, fakes) and
+    """A scratch top: scripts/ (bench.py, summary.py, hotbench/, fakes) and
     build/hotbench."""
     top = tempfile.mkdtemp(prefix="hb-bench-test-")
     os.makedirs(os.path.join(top, "scripts"))
     os.makedirs(os.path.join(top, "build"))
-    for name in ("bench.py", "bench.sh", "summary.py"):
+    for name in ("bench.py", "summary.py"):
         shutil.copy2(os.path.join(SRC, "scripts", name), os.path.join(top, "scripts", name))
     shutil.copytree(os.path.join(SRC, "scripts", "hotbench"),  # summary.py's package
                     os.path.join(top, "scripts", "hotbench"),
@@ -140,7 +140,7 @@ def parts(doc):
 
 def test_help_creates_nothing(top):
     before = listing(top)
-    for script, args in (("bench.py", ["--help"]), ("bench.sh", ["--help"]),
+    for script, args in (("bench.py", ["--help"]),
                          ("bench.py", ["--profile", "quick", "--help"]),
                          ("summary.py", ["--help"])):
         rc, out, err = bench(top, args, script=script)
@@ -412,8 +412,8 @@ def test_own_failure_keeps_the_others(top):
 def test_partial_run_is_no_reference(top):
     """A run with hotbench arguments (a filter, another profile) records them and its profile as
     hotbench runs it; as a reference record its durations estimate nothing."""
-    rc, out, err = bench(top, ["build/hotbench", "--hb_profile=quick", "--benchmark_filter=x"],
-                         script="bench.sh")
+    rc, out, err = bench(top, ["--parts", "in-process", "--", "--hb_profile=quick",
+                               "--benchmark_filter=x"])
     assert rc == 0, (rc, err)
     doc = status(top)
     assert doc["profile"] == "quick" and doc["hotbench_args"] == [
@@ -501,14 +501,6 @@ def test_limits_part(top):
     rc, out, err = bench(top, ["--parts", "limits"])
     p = parts(status(top))
     assert rc == 1 and p["limits"]["status"] == "failed" and open(latest).read() == "kept", p
-
-
-def test_old_bench_sh_interface(top):
-    rc, out, err = bench(top, ["build/hotbench", "--benchmark_filter=fam/"], script="bench.sh")
-    assert rc == 0, (rc, err)
-    p = parts(status(top))
-    assert list(p) == ["in-process"] and p["in-process"]["command"][-1] == \
-        "--benchmark_filter=fam/", p
 
 
 def main():

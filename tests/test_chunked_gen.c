@@ -638,6 +638,39 @@ static void load_and_check(const hb_chunked_params *p, const char *dir, const hb
 
 enum corruption { NONE, TRUNCATE, FLIP_FIRST, FLIP_LAST, SIDECAR_GARBAGE, SIDECAR_GONE, BODY_GONE };
 
+/* Does the damage to a cache entry: its body file (size bytes) and its sidecar. */
+static void damage(enum corruption what, const char *body_path, const char *info_path, off_t size)
+{
+    FILE *f;
+    switch (what) {
+    case NONE:
+        break;
+    case TRUNCATE:
+        assert_int_equal(truncate(body_path, size - 100), 0);
+        break;
+    case FLIP_FIRST:
+    case FLIP_LAST:
+        f = fopen(body_path, "r+b");
+        assert_non_null(f);
+        fseek(f, what == FLIP_FIRST ? 0 : (long)size - 1, SEEK_SET);
+        fputc('#', f);
+        fclose(f);
+        break;
+    case SIDECAR_GARBAGE:
+        f = fopen(info_path, "w");
+        assert_non_null(f);
+        fputs("not a sidecar\nsize x\n", f);
+        fclose(f);
+        break;
+    case SIDECAR_GONE:
+        assert_int_equal(unlink(info_path), 0);
+        break;
+    case BODY_GONE:
+        assert_int_equal(unlink(body_path), 0);
+        break;
+    }
+}
+
 /* The test's temporary directory, in *state: made by the setup, removed by the teardown. */
 static int cache_setup(void **state)
 {
@@ -698,34 +731,7 @@ static void test_cache(void **state)
         assert_int_equal((uint64_t)st1.st_size, ref_info.body_size);
         assert_int_equal(access(info_path, R_OK), 0);
 
-        FILE *f;
-        switch (rows[i].damage) {
-        case NONE:
-            break;
-        case TRUNCATE:
-            assert_int_equal(truncate(body_path, st1.st_size - 100), 0);
-            break;
-        case FLIP_FIRST:
-        case FLIP_LAST:
-            f = fopen(body_path, "r+b");
-            assert_non_null(f);
-            fseek(f, rows[i].damage == FLIP_FIRST ? 0 : (long)st1.st_size - 1, SEEK_SET);
-            fputc('#', f);
-            fclose(f);
-            break;
-        case SIDECAR_GARBAGE:
-            f = fopen(info_path, "w");
-            assert_non_null(f);
-            fputs("not a sidecar\nsize x\n", f);
-            fclose(f);
-            break;
-        case SIDECAR_GONE:
-            assert_int_equal(unlink(info_path), 0);
-            break;
-        case BODY_GONE:
-            assert_int_equal(unlink(body_path), 0);
-            break;
-        }
+        damage(rows[i].damage, body_path, info_path, st1.st_size);
         load_and_check(&p, dir, &ref, &ref_info, rows[i].why);
         assert_int_equal(stat(body_path, &st2), 0);
         int same_file = st1.st_ino == st2.st_ino && st1.st_mtim.tv_sec == st2.st_mtim.tv_sec &&

@@ -81,7 +81,7 @@ has() { grep -qF -- "$1" "$2"; }
 # python3-yaml for amd64 and i386 (multiarch).
 core=(cmake make gcc g++ libbenchmark-dev zlib1g-dev libexpat1-dev libxml2-dev libcmocka-dev
       hyperfine python3-matplotlib python3-numpy python3-scipy valgrind ccache libbenchmark-tools
-      libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4)
+      libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4 universal-ctags)
 {
     for p in "${core[@]}"; do echo "$p amd64 installed"; done
     echo "python3-yaml amd64 installed"

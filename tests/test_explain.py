@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 
 from hotbench.compare.explain import (callgrind, diff, flame, folded, hook,  # noqa: E402
-                                      perf, report)
+                                      merged, perf, report)
 from hotbench.compare.explain import cli as explain_cli  # noqa: E402
 
 FIXTURES = os.path.join(HERE, "fixtures", "explain")
@@ -293,6 +293,36 @@ class Selection(unittest.TestCase):
         names = ["g/s/n:1000/real_time", "g/s/n:20/real_time", "g/t/a:3/b:4", "g/t/a:1/b:20"]
         self.assertEqual(explain_cli.chosen(names), [("g/s", "g/s/n:20/real_time"),
                                                      ("g/t", "g/t/a:3/b:4")])
+
+
+class Shards(unittest.TestCase):
+    def test_the_merge_keeps_what_is_still_regressed_and_copies_its_files(self):
+        def entry(strategy, verdict):
+            stem = "explain/" + strategy
+            return dict(strategy=strategy, verdict=verdict, svg=stem + ".svg",
+                        files=dict(callgrind=dict(base=stem + ".base.callgrind",
+                                                  head=stem + ".head.callgrind")),
+                        perf=None)
+        with tempfile.TemporaryDirectory() as d:
+            shards = [os.path.join(d, "s1"), os.path.join(d, "s2")]
+            docs = [(shards[0], dict(explain=[entry("g/a", "regressed")])),
+                    (shards[1], dict(explain=[entry("g/b", "regressed")]))]
+            for sd, doc in docs:
+                for e in doc["explain"]:
+                    for rel in merged.files_of(e)[:2]:  # the head's dump is missing
+                        os.makedirs(os.path.dirname(os.path.join(sd, rel)), exist_ok=True)
+                        with open(os.path.join(sd, rel), "w") as f:
+                            f.write(rel)
+            out = os.path.join(d, "merged")
+            # Holm's correction over both shards made g/b inconclusive: its entry goes
+            got = merged.gather(docs, [dict(family="g/a", verdict="regressed"),
+                                       dict(family="g/b", verdict="undecided")], out)
+            self.assertEqual([e["strategy"] for e in got], ["g/a"])
+            with open(os.path.join(out, "explain/g/a.svg")) as f:
+                self.assertEqual(f.read(), "explain/g/a.svg")
+            self.assertIn("explain/g/a.head.callgrind", got[0]["note"])
+            self.assertFalse(os.path.exists(os.path.join(out, "explain/g/b.svg")))
+            self.assertIsNone(merged.gather([(shards[0], dict(explain=None))], [], out))
 
 
 PERF_SCRIPT = """hotbench  3497 

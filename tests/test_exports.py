@@ -36,7 +36,6 @@ from hotbench import exports  # noqa: E402
 from hotbench.compare import table  # noqa: E402
 from hotbench.compare.arms import Arm  # noqa: E402
 from hotbench.compare.engine import Result  # noqa: E402
-from hotbench.gate.export import write_bmf  # noqa: E402
 
 SCALE = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}  # google-benchmark time_unit -> ns
 AGGREGATE_SUFFIXES = ("_mean", "_median", "_stddev", "_cv", "_BigO", "_RMS")
@@ -323,23 +322,6 @@ class CompareOutputs(unittest.TestCase):
         self.assertEqual([(e["name"], e["value"]) for e in gab],
                          [("g/s/x:1", 2000.0), ("g/s/x:2", 3000.0)])
         self.assertIn("change: +1.0% [-1.0%, +3.0%]", gab[0]["extra"])
-
-
-class GateBmf(unittest.TestCase):
-    def test_gate_bmf(self):
-        run = {"rows": {"g/s/n:1": {"t": [1e-6, 3e-6, 2e-6], "wall": [2e-6, float("nan")]},
-                        "g/s/n:2": {"t": [], "wall": []}}}
-        ir = {"benchmarks": {"g/s/n:1": {"per_iteration": 1234.5},
-                             "g/s/n:3": {"per_iteration": float("nan")}}}
-        with tempfile.TemporaryDirectory() as d:
-            p = os.path.join(d, "bmf.json")
-            write_bmf(run, ir, p)
-            doc = strict_load(p)
-        self.assertEqual(bmf_problems(doc), [])
-        self.assertEqual(doc, {"g/s/n:1": {
-            "cpu-time": {"value": 2000.0, "lower_value": 1000.0, "upper_value": 3000.0},
-            "latency": {"value": 2000.0, "lower_value": 2000.0, "upper_value": 2000.0},
-            "instructions": {"value": 1234.5}}})
 
 
 def google_compare_py():

@@ -128,7 +128,7 @@ check "quadratic: names bufgrow/growth-1.5 and the complexity or the time check"
 cat >"$work/repeat.py" <<'EOF'
 import glob, os, re, subprocess, sys
 sys.path.insert(0, sys.argv[2] + "/scripts")
-from hotbench.gate.callgrind import FIXED_SALT
+from hotbench.callgrind import FIXED_SALT
 row = "^volumes/expat-tree/volumes:30/tags:20/compact:0/piece:0/"
 counts = []
 for i in range(3):
@@ -148,13 +148,12 @@ for i in range(3):
 print("expat-tree: expat's own instructions in three runs:", counts)
 # and the gate's own measurement (its fixed salt, its dump reading): two per-iteration totals
 # within 0.5%, a quarter of its instruction tolerance (2%), as its recount asks
-from hotbench.gate.measure import run_cmd
-from hotbench.gate.callgrind import measure_instructions
-from hotbench.gate.settings import SETTINGS
+from hotbench.callgrind import measure_instructions
+from hotbench.selection import BUDGET_S, PROFILE
 name = row[1:] + "real_time"
-s = dict(SETTINGS, env={}, ir_filter=row)
+s = dict(profile=PROFILE, budget_s=BUDGET_S, env={}, ir_filter=row)
 totals = [measure_instructions(sys.argv[1] + "/hotbench", sys.argv[3], s, {}, "-%d" % i,
-                               lambda m: None, run_cmd)["benchmarks"][name]["per_iteration"]
+                               lambda m: None)["benchmarks"][name]["per_iteration"]
           for i in range(2)]
 print("expat-tree: the gate's totals per iteration:", totals)
 sys.exit(0 if counts[0] > 0 and len(set(counts)) == 1 and

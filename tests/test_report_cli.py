@@ -10,10 +10,12 @@ import tempfile
 from test_report_util import check, done
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts")
-for name in ("report.py", "summary.py", "peers_report.py", "e2e_report.py", "upgrade_run.py"):
+for name in ("report.py", "summary.py", "-m hotbench.peers_report", "-m hotbench.e2e_report"):
     with tempfile.TemporaryDirectory() as cwd:
-        r = subprocess.run(["/usr/bin/python3", "-B", os.path.join(SCRIPTS, name), "--help"],
-                           cwd=cwd, capture_output=True, text=True)
+        cmd = name.split() if name.startswith("-m") else [os.path.join(SCRIPTS, name)]
+        r = subprocess.run(["/usr/bin/python3", "-B"] + cmd + ["--help"], cwd=cwd,
+                           capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=os.path.abspath(SCRIPTS)))
         ok = r.returncode == 0 and r.stdout.startswith("usage: ") and not os.listdir(cwd)
         check(ok, "%s --help: exit %d, %s, creates %s" % (
             name, r.returncode, r.stdout[:40].splitlines()[0] if r.stdout else "no output",

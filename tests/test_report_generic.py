@@ -96,7 +96,7 @@ with tempfile.TemporaryDirectory() as tmp:
         json.dump(run_doc(manifest=False), fh)
     r = script("report.py", "--run", old, "--e2e", "", "--peers", "", "--out",
                os.path.join(tmp, "old"))
-    check(r.returncode == 2 and "carries no manifest" in r.stderr and "upgrade_run.py" in
+    check(r.returncode == 2 and "carries no manifest" in r.stderr and "revision 23eba03" in
           r.stderr and "Traceback" not in r.stderr,
           "report.py on a run without a manifest: exit %d, %s" % (r.returncode,
                                                                  r.stderr.strip()[-200:]))

@@ -1501,6 +1501,140 @@ static void test_poisoned_heap(void **state)
     free(doc);
 }
 
+/* ---- hb_volumes_compare's message ---------------------------------------------------------- */
+
+/* A present string: the NUL-terminated s. */
+static hb_vol_str vs(const char *s)
+{
+    hb_vol_str r = {s, strlen(s)};
+    return r;
+}
+
+/* One volume with an attachment and a tag: b is changed by change_row(i), then compared with a
+ * copy made as a. */
+typedef struct cmp_doc {
+    hb_vol_tag tag, *tags[1];
+    hb_vol_attachment att, *atts[1];
+    hb_volume vol, *vols[1];
+    hb_volumes v;
+} cmp_doc;
+
+static void cmp_doc_init(cmp_doc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->tag = (hb_vol_tag){vs("Name"), vs("web")};
+    d->att = (hb_vol_attachment){vs("vol-1"),
+                                 vs("i-1"),
+                                 vs("/dev/sda"),
+                                 vs("attached"),
+                                 vs("2020-01-01T00:00:00Z"),
+                                 {1577836800, 0},
+                                 1,
+                                 HB_VOL_HAS_DELETE_ON_TERMINATION};
+    d->vol.volume_id = vs("vol-1");
+    d->vol.size = 8;
+    d->vol.create_time = vs("2020-01-01T00:00:00Z");
+    d->vol.create_instant = (hb_rfc3339_time){1577836800, 0};
+    d->vol.iops = 3000;
+    d->vol.present = HB_VOL_HAS_SIZE | HB_VOL_HAS_IOPS | HB_VOL_HAS_MULTI_ATTACH;
+    d->tags[0] = &d->tag;
+    d->atts[0] = &d->att;
+    d->vol.tags = d->tags;
+    d->vol.ntags = 1;
+    d->vol.attachments = d->atts;
+    d->vol.nattachments = 1;
+    d->vols[0] = &d->vol;
+    d->v.volumes = d->vols;
+    d->v.nvolumes = 1;
+    d->v.request_id = vs("req-1");
+}
+
+/* {the change made to b, the message expected} */
+static const struct {
+    const char *change, *want;
+} cmp_rows[] = {
+    {"none", ""},
+    {"requestId", "requestId: \"req-1\" vs \"req-2\""},
+    {"nextToken", "nextToken: absent vs \"tok\""},
+    {"no volume", "1 volumes vs 0"},
+    {"size", "volume 0 size: 8 vs 9"},
+    {"iops absent", "volume 0 iops: 3000 vs 3000 (absent)"},
+    {"createTime instant", "volume 0 createTime instant: 1577836800.000000000 vs "
+                           "1577836800.000000001"},
+    {"multiAttachEnabled", "volume 0 multiAttachEnabled: 0 vs 1"},
+    {"no attachment", "volume 0: 1 attachments vs 0"},
+    {"attachment device", "volume 0 attachment 0 device: \"/dev/sda\" vs \"/dev/sdb\""},
+    {"attachTime instant", "volume 0 attachment 0 attachTime instant: 1577836800.000000000 vs "
+                           "1577836801.000000000"},
+    {"deleteOnTermination", "volume 0 attachment 0 deleteOnTermination: 1 vs 0"},
+    {"no tag", "volume 0: 1 tags vs 0"},
+    {"tag value", "volume 0 tag 0 value: \"web\" vs \"db\""},
+};
+
+static void change_row(size_t i, cmp_doc *b)
+{
+    switch (i) {
+    case 1:
+        b->v.request_id = vs("req-2");
+        break;
+    case 2:
+        b->v.next_token = vs("tok");
+        break;
+    case 3:
+        b->v.nvolumes = 0;
+        break;
+    case 4:
+        b->vol.size = 9;
+        break;
+    case 5:
+        b->vol.present &= ~(uint32_t)HB_VOL_HAS_IOPS;
+        break;
+    case 6:
+        b->vol.create_instant.nanos = 1;
+        break;
+    case 7:
+        b->vol.multi_attach_enabled = 1;
+        break;
+    case 8:
+        b->vol.nattachments = 0;
+        break;
+    case 9:
+        b->att.device = vs("/dev/sdb");
+        break;
+    case 10:
+        b->att.attach_instant.seconds++;
+        break;
+    case 11:
+        b->att.delete_on_termination = 0;
+        break;
+    case 12:
+        b->vol.ntags = 0;
+        break;
+    case 13:
+        b->tag.value = vs("db");
+        break;
+    default:
+        break;
+    }
+}
+
+/* hb_volumes_compare names the first difference, whichever member it is, in one line. */
+static void test_compare_message(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cmp_rows / sizeof cmp_rows[0]; i++) {
+        cmp_doc a, b;
+        char msg[256];
+        cmp_doc_init(&a);
+        cmp_doc_init(&b);
+        change_row(i, &b);
+        int rc = hb_volumes_compare(&a.v, &b.v, msg, sizeof msg);
+        if (rc != (*cmp_rows[i].want != '\0') || strcmp(msg, cmp_rows[i].want) != 0)
+            fail_msg("%s: %d \"%s\", expected \"%s\"", cmp_rows[i].change, rc, msg,
+                     cmp_rows[i].want);
+    }
+}
+
 int main(void)
 {
     hb_guard_init(GUARD_CAP);
@@ -1525,6 +1659,7 @@ int main(void)
         cmocka_unit_test(test_instants),
         cmocka_unit_test(test_allocation_counts),
         cmocka_unit_test(test_poisoned_heap),
+        cmocka_unit_test(test_compare_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,12 +2,14 @@
 """test_workflows.py [SRCDIR] - the CI workflows (.github/workflows/bench.yml, .gitlab-ci.yml;
 docs/ci.md) parse as YAML (python3-yaml), have the expected triggers and jobs, run `make test` on
 the platform matrix (Ubuntu 24.04, Debian 12 and Debian 13; issue 29) with the compare on one of
-its platforms, prepare a container before checking out in it, fetch the whole history for the
-compare, hand the services the files the exports write, and call only `make` targets that the
-Makefile defines. The targets are read from make's own database (`make -pRrq`) at test time,
+its platforms, run the pull request's compare as shards and merge them into one verdict (issue
+33), prepare a container before checking out in it, fetch the whole history for the compare,
+hand the services the files the exports write, and call only `make` targets that the Makefile
+defines. The targets are read from make's own database (`make -pRrq`) at test time,
 and the `make` calls are found by tokenizing each shell command (quoted text and assignments
 such as `make VAR=x target` or `HB_BASE=y make target` handled). Correctness only."""
 
+import fnmatch
 import os
 import re
 import shlex
@@ -196,12 +198,12 @@ class GitHub(unittest.TestCase):
 
     def test_jobs(self):
         jobs = self.doc["jobs"]
-        self.assertEqual(set(jobs), {"test", "pull-request", "main"})
+        self.assertEqual(set(jobs), {"test", "pull-request", "pull-request-merge", "main"})
         for name, job in jobs.items():
             checkout = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
                 "actions/checkout@")]
             self.assertEqual(len(checkout), 1, name)
-            if name != "test":  # the compare builds the base commit: the whole history
+            if name in ("pull-request", "main"):  # the compare builds the base: all history
                 self.assertEqual(checkout[0]["with"]["fetch-depth"], 0, name)
             uploads = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
                 "actions/upload-artifact@")]
@@ -254,21 +256,60 @@ class GitHub(unittest.TestCase):
         request's only after every platform's tests passed."""
         tested = {(r, c) for r, c, _ in github_platforms(self.doc["jobs"]["test"])}
         places = set()
-        for name in ("pull-request", "main"):
+        for name in ("pull-request", "pull-request-merge", "main"):
             places |= {(r, c) for r, c, _ in github_platforms(self.doc["jobs"][name])}
         self.assertEqual(len(places), 1, places)
         self.assertLessEqual(places, tested & GITHUB_PLATFORMS)
         self.assertEqual(self.doc["jobs"]["pull-request"]["needs"], "test")
 
-    def test_pull_request_job(self):
+    def test_pull_request_shards(self):
+        """The pull request's compare: a matrix of shards 1..N, each `make bench-ci SHARD=i/N`
+        (N the matrix's size), every shard reporting (no fail-fast, a concurrency group per
+        shard), its own exit 1 left to the merge, its compare folder uploaded always."""
         job = self.doc["jobs"]["pull-request"]
+        shards = job["strategy"]["matrix"]["shard"]
+        self.assertEqual(shards, list(range(1, len(shards) + 1)))
+        self.assertGreaterEqual(len(shards), 2)
+        self.assertIs(job["strategy"]["fail-fast"], False)
+        self.assertIn("matrix.shard", job["concurrency"]["group"])
         calls = [t for r in github_scripts(self.doc)["pull-request"]
                  for t in make_targets_called(r)]
         self.assertEqual(calls, ["bench-ci"])  # make test: the test job, which it needs
         step = [s for s in job["steps"] if "bench-ci" in s.get("run", "")][0]
         self.assertIn("pull_request.base.sha", step["env"]["HB_BASE"])
+        self.assertEqual(step["env"]["HB_SHARD"], "${{ matrix.shard }}/${{ strategy.job-total }}")
+        self.assertIn('SHARD="$HB_SHARD"', step["run"])
+        self.assertIn('--out $HB_COMPARE_OUT', step["run"])
+        self.assertTrue(step["run"].rstrip().endswith("|| [ $? -eq 1 ]"))
+        upload = [s for s in job["steps"] if "upload-artifact@" in str(s.get("uses"))][0]
+        self.assertIn("${{ matrix.shard }}", upload["with"]["name"])
+        self.assertEqual(upload["with"]["path"].rstrip("/"), "${{ env.HB_COMPARE_OUT }}")
+
+    def test_pull_request_merge(self):
+        """The merge job: after the shards, whatever they said (not when cancelled or when the
+        tests skipped them), every shard's artifact downloaded, `make bench-ci-merge` over them,
+        its table as the job summary."""
+        jobs = self.doc["jobs"]
+        job = jobs["pull-request-merge"]
+        self.assertEqual(job["needs"], "pull-request")
+        for cond in ("!cancelled()", "github.event_name == 'pull_request'",
+                     "needs.pull-request.result != 'skipped'"):
+            self.assertIn(cond, job["if"])
+        calls = [t for r in github_scripts(self.doc)["pull-request-merge"]
+                 for t in make_targets_called(r)]
+        self.assertEqual(calls, ["bench-ci-merge"])
+        down = [s for s in job["steps"] if "download-artifact@" in str(s.get("uses"))][0]
+        name = [s for s in jobs["pull-request"]["steps"]
+                if "upload-artifact@" in str(s.get("uses"))][0]["with"]["name"]
+        for i in jobs["pull-request"]["strategy"]["matrix"]["shard"]:
+            self.assertTrue(fnmatch.fnmatchcase(name.replace("${{ matrix.shard }}", str(i)),
+                                                down["with"]["pattern"]), i)
+        step = [s for s in job["steps"] if "bench-ci-merge" in s.get("run", "")][0]
+        self.assertIn('SHARDS="$(echo %s/*/)"' % down["with"]["path"], step["run"])
+        self.assertIn('--out $HB_COMPARE_OUT', step["run"])
         summary = [s for s in job["steps"] if "GITHUB_STEP_SUMMARY" in s.get("run", "")]
         self.assertIn("compare.md", summary[0]["run"])
+        self.assertEqual(summary[0]["if"], "always()")
 
     def test_main_job_services(self):
         job = self.doc["jobs"]["main"]
@@ -306,9 +347,9 @@ class GitLab(unittest.TestCase):
 
     def test_jobs_and_rules(self):
         jobs = gitlab_scripts(self.doc)
-        self.assertEqual(set(jobs), {"test", "compare", "bench-main", "pages"})
+        self.assertEqual(set(jobs), {"test", "compare", "compare-merge", "bench-main", "pages"})
         self.assertEqual(str(self.doc["variables"]["GIT_DEPTH"]), "0")
-        for name in ("test", "compare"):
+        for name in ("test", "compare", "compare-merge"):
             self.assertIn("merge_request_event", self.doc[name]["rules"][0]["if"])
         for name in ("bench-main", "pages"):
             self.assertIn("CI_DEFAULT_BRANCH", self.doc[name]["rules"][0]["if"])
@@ -330,16 +371,38 @@ class GitLab(unittest.TestCase):
             return job.get("image", self.doc.get(job.get("extends"), {}).get("image"))
         self.assertIn(image("compare"), GITLAB_IMAGES)
         self.assertEqual(image("bench-main"), image("compare"))
+        self.assertEqual(image("compare-merge"), image("compare"))
         before = "\n".join(self.doc[".debian"]["before_script"])
         self.assertRegex(before, r"apt-get install .*\bgit\b.*\bmake\b")
         self.assertIn("scripts/deps.sh", before)  # root in the image: deps.sh installs
 
-    def test_compare_job(self):
-        lines = "\n".join(self.doc["compare"]["script"])
+    def test_compare_shards(self):
+        """`parallel: N` shards, each `make bench-ci SHARD=$CI_NODE_INDEX/$CI_NODE_TOTAL` into
+        its own folder under the artifacts' path, its own exit 1 left to the merge."""
+        job = self.doc["compare"]
+        self.assertGreaterEqual(job["parallel"], 2)
+        lines = "\n".join(job["script"])
         self.assertIn("CI_MERGE_REQUEST_DIFF_BASE_SHA", lines)
         self.assertEqual(make_targets_called(lines), ["bench-ci"])
-        self.assertIn("compare.md", " ".join(self.doc["compare"]["after_script"]))
-        self.assertEqual(self.doc["compare"]["artifacts"]["when"], "always")
+        self.assertIn('SHARD="$CI_NODE_INDEX/$CI_NODE_TOTAL"', lines)
+        self.assertIn('--out results/shards/$CI_NODE_INDEX', lines)
+        self.assertTrue(lines.rstrip().endswith("|| [ $? -eq 1 ]"))
+        self.assertIn("compare.md", " ".join(job["after_script"]))
+        self.assertEqual(job["artifacts"]["when"], "always")
+        self.assertEqual(job["artifacts"]["paths"], ["results/shards/"])
+
+    def test_compare_merge(self):
+        """The merge: after every shard's job, with their artifacts, whatever they said (`when:
+        always`), `make bench-ci-merge` over the shards' folders, its table in the log."""
+        job = self.doc["compare-merge"]
+        self.assertEqual(job["needs"], [{"job": "compare", "artifacts": True}])
+        self.assertEqual(job["rules"][0].get("when"), "always")
+        lines = "\n".join(job["script"])
+        self.assertEqual(make_targets_called(lines), ["bench-ci-merge"])
+        self.assertIn('SHARDS="$(echo results/shards/*/)"', lines)
+        self.assertIn('--out $HB_COMPARE_OUT', lines)
+        self.assertIn("compare.md", " ".join(job["after_script"]))
+        self.assertEqual(job["artifacts"]["when"], "always")
 
     def test_main_and_pages(self):
         script = "\n".join(self.doc["bench-main"]["script"])
@@ -351,32 +414,52 @@ class GitLab(unittest.TestCase):
 
 
 class ExplainInCI(unittest.TestCase):
-    """The compare's Where section (issue 32) reaches the reviewer: every compare job shows
-    compare.md (GitHub's job summary, GitLab's job log), which carries the tables, and uploads
-    a folder holding the compare's output folder, where explain/<strategy>.svg lies."""
+    """The compare's Where section (issue 32) reaches the reviewer: every job that shows a
+    compare's table shows compare.md (GitHub's job summary, GitLab's job log), which carries
+    the tables, and uploads its output folder, where explain/<strategy>.svg lies; the shards'
+    jobs upload theirs too (the merge copies the explanations it keeps from them)."""
 
-    def test_tables_shown_and_svgs_uploaded(self):
-        gh, gl = load(GITHUB), load(GITLAB)
-        out = gh["env"]["HB_COMPARE_OUT"]
-        self.assertEqual(out, gl["variables"]["HB_COMPARE_OUT"])
+    @staticmethod
+    def holds(paths, folder):
+        folder = folder.rstrip("/")
+        return any(folder == p.rstrip("/") or folder.startswith(p.rstrip("/") + "/")
+                   for p in paths)
 
-        def holds(paths):
-            return any(out == p.rstrip("/") or out.startswith(p.rstrip("/") + "/")
-                       for p in paths)
-        for name in ("pull-request", "main"):
-            steps = gh["jobs"][name]["steps"]
-            summary = [s for s in steps if "GITHUB_STEP_SUMMARY" in s.get("run", "")]
-            self.assertTrue(summary and "compare.md" in summary[0]["run"], name)
+    def test_github(self):
+        doc = load(GITHUB)
+        out = doc["env"]["HB_COMPARE_OUT"]
+        shown = []
+        for name, job in doc["jobs"].items():
+            steps = job.get("steps", [])
+            runs = "\n".join(s.get("run", "") for s in steps)
+            if "bench-ci" not in runs:
+                continue
             up = [s for s in steps if str(s.get("uses", "")).startswith(
-                "actions/upload-artifact@")][0]
-            self.assertTrue(holds(up["with"]["path"].split()), name)
-            self.assertEqual(up.get("if"), "always()", name)  # a failed gate uploads too
-        for name in ("compare", "bench-main"):
-            job = gl[name]
-            shown = " ".join(job.get("after_script", []) + job.get("script", []))
-            self.assertIn("compare.md", shown, name)
-            self.assertTrue(holds(job["artifacts"]["paths"]), name)
+                "actions/upload-artifact@")]
+            self.assertEqual(up[0].get("if"), "always()", name)  # a failed gate uploads too
+            paths = up[0]["with"]["path"].replace("${{ env.HB_COMPARE_OUT }}", out).split()
+            self.assertTrue(self.holds(paths, out), (name, paths))
+            summary = [s for s in steps if "GITHUB_STEP_SUMMARY" in s.get("run", "")]
+            if summary:
+                self.assertIn("compare.md", summary[0]["run"], name)
+                shown.append(name)
+        self.assertGreaterEqual(len(shown), 2, "the pull request's and main's tables")
+
+    def test_gitlab(self):
+        doc = load(GITLAB)
+        out = doc["variables"]["HB_COMPARE_OUT"]
+        shown = 0
+        for name, job in doc.items():
+            if not isinstance(job, dict) or "bench-ci" not in " ".join(job.get("script", [])):
+                continue
+            script = " ".join(job.get("script", []))
+            m = re.search(r"--out (\S+?)/?\$CI_NODE_INDEX", script)
+            folder = m.group(1) if m else out  # a shard's folder, else the compare's
+            self.assertTrue(self.holds(job["artifacts"]["paths"], folder), name)
             self.assertEqual(job["artifacts"]["when"], "always", name)
+            shown += "compare.md" in " ".join(job.get("after_script", []) +
+                                              job.get("script", []))
+        self.assertGreaterEqual(shown, 2, "the merge request's and main's tables")
 
 
 class Targets(unittest.TestCase):

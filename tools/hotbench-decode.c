@@ -161,6 +161,29 @@ typedef struct dechunk_opts {
     const char *file;  /* NULL: stdin */
 } dechunk_opts;
 
+/* The checks of dechunk's options once all are read: the strategy named (its row into
+ * o->strategy), a --size-hint within --max-size, exact given its --size-hint. Returns -1 to go
+ * on, or EXIT_USAGE after a message. */
+static int dechunk_check(dechunk_opts *o, const char *strategy)
+{
+    o->strategy = hb_sink_find(strategy);
+    if (!o->strategy)
+        return dechunk_bad_strategy(strategy);
+    if (o->have_size_hint && o->size_hint > o->max_size) {
+        fprintf(stderr,
+                PROG ": dechunk: --size-hint %" PRIu64 " is over --max-size %" PRIu64
+                     "; raise --max-size\n",
+                o->size_hint, o->max_size);
+        return EXIT_USAGE;
+    }
+    if (strcmp(o->strategy->name, "exact") == 0 && !o->have_size_hint) {
+        fprintf(stderr, PROG ": dechunk: strategy exact needs the decoded size: pass "
+                             "--size-hint N\n");
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
 /* Parses argv (argv[0] is the subcommand). Returns -1 to go on, else the exit status. */
 static int dechunk_args(int argc, char **argv, dechunk_opts *o)
 {
@@ -226,22 +249,7 @@ static int dechunk_args(int argc, char **argv, dechunk_opts *o)
     }
     if (optind < argc && strcmp(argv[optind], "-") != 0)
         o->file = argv[optind];
-    o->strategy = hb_sink_find(strategy);
-    if (!o->strategy)
-        return dechunk_bad_strategy(strategy);
-    if (o->have_size_hint && o->size_hint > o->max_size) {
-        fprintf(stderr,
-                PROG ": dechunk: --size-hint %" PRIu64 " is over --max-size %" PRIu64
-                     "; raise --max-size\n",
-                o->size_hint, o->max_size);
-        return EXIT_USAGE;
-    }
-    if (strcmp(o->strategy->name, "exact") == 0 && !o->have_size_hint) {
-        fprintf(stderr, PROG ": dechunk: strategy exact needs the decoded size: pass "
-                             "--size-hint N\n");
-        return EXIT_USAGE;
-    }
-    return -1;
+    return dechunk_check(o, strategy);
 }
 
 /* Keeps the last 4 bytes of a stream in tail, given its next n bytes at p. */

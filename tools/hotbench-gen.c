@@ -74,6 +74,60 @@ static int hb_usage_error(const char *sub, const char *fmt, ...)
     return HB_EXIT_USAGE;
 }
 
+#define HB_GO_ON (-1) /* a parse's result: the arguments are good, run the command */
+
+/* One option of a command, other than -o and -h: c is getopt_long's value (256 up), arg its value
+ * (NULL when it has none), params the command's parameter struct, sub the command's name for
+ * messages. Returns HB_GO_ON, or HB_EXIT_USAGE after hb_usage_error. */
+typedef int (*hb_option_fn)(const char *sub, int c, char *arg, void *params);
+
+/* Parses the arguments of command sub (argv[0] is its name) with getopt_long and longopts:
+ * -o/--output FILE into *out, -h/--help prints help on stdout, every other option goes to option
+ * with params. Returns HB_GO_ON with *out set; 0 after the help; HB_EXIT_USAGE after a message
+ * naming an unknown option, a missing value, an extra argument or the missing -o. */
+static int hb_parse_args(const char *sub, int argc, char **argv, const struct option *longopts,
+                         hb_option_fn option, void *params, void (*help)(FILE *), const char **out)
+{
+    char optbuf[3];
+    int c, rc;
+    *out = NULL;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            *out = optarg;
+            break;
+        case 'h':
+            help(stdout);
+            return 0;
+        case ':':
+            return hb_usage_error(sub, "option '%s' needs a value",
+                                  hb_cli_bad_option(argv, longopts, optbuf));
+        default:
+            if (c < 256) /* '?': an unknown option, or a value for one that takes none */
+                return hb_usage_error(sub, "unknown option '%s'",
+                                      hb_cli_bad_option(argv, longopts, optbuf));
+            rc = option(sub, c, optarg, params);
+            if (rc != HB_GO_ON)
+                return rc;
+        }
+    }
+    if (optind < argc)
+        return hb_usage_error(sub, "unexpected argument '%s'", argv[optind]);
+    if (!*out)
+        return hb_usage_error(sub, "no output: give -o FILE (- for standard output)");
+    return HB_GO_ON;
+}
+
+/* --seed S of every command into *seed: HB_GO_ON, or HB_EXIT_USAGE after a message. */
+static int hb_seed_option(const char *sub, const char *arg, uint64_t *seed)
+{
+    if (hb_parse_u64(arg, seed) != 0)
+        return hb_usage_error(sub, "--seed '%s': expected an unsigned 64-bit integer", arg);
+    return HB_GO_ON;
+}
+
 /* ---- progress -------------------------------------------------------------------------------- */
 
 static double hb_now(void)
@@ -203,110 +257,113 @@ static int hb_parse_chunk_size(char *arg, hb_chunked_params *p, const char **why
     return 0;
 }
 
-static int hb_cmd_chunked(int argc, char **argv)
+/* chunked's options; getopt_long's values, from 256 (a long option's val appears in messages). */
+enum { CH_SIZE = 256, CH_CHUNK, CH_GZIP, CH_TRAILER, CH_SEED };
+
+/* An option of chunked into the hb_chunked_params at params (an hb_option_fn). */
+static int hb_chunked_option(const char *sub, int c, char *arg, void *params)
 {
-    static const char sub[] = "chunked";
-    enum { OPT_SIZE = 256, OPT_CHUNK, OPT_GZIP, OPT_TRAILER, OPT_SEED };
+    hb_chunked_params *p = params;
+    const char *why;
+    switch (c) {
+    case CH_SIZE:
+        if (hb_size_parse(arg, &p->size, &why) != 0)
+            return hb_usage_error(sub, "--size '%s': %s", arg, why);
+        break;
+    case CH_CHUNK:
+        if (hb_parse_chunk_size(arg, p, &why) != 0)
+            return hb_usage_error(sub, "--chunk-size '%s': %s", arg, why);
+        break;
+    case CH_GZIP:
+        if (!arg)
+            p->gzip_level = 1;
+        else if (arg[0] >= '0' && arg[0] <= '9' && arg[1] == '\0')
+            p->gzip_level = arg[0] - '0';
+        else
+            return hb_usage_error(sub, "--gzip='%s': the level is 0 to 9", arg);
+        break;
+    case CH_TRAILER:
+        p->trailer = 1;
+        break;
+    default: /* CH_SEED */
+        return hb_seed_option(sub, arg, &p->seed);
+    }
+    return HB_GO_ON;
+}
+
+/* Parses chunked's argv into *p (from the defaults) and *out. Returns HB_GO_ON, or the exit
+ * status: 0 after --help, HB_EXIT_USAGE after a message. */
+static int hb_chunked_args(int argc, char **argv, hb_chunked_params *p, const char **out)
+{
     static const struct option longopts[] = {
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"chunk-size", required_argument, NULL, OPT_CHUNK},
-        {"gzip", optional_argument, NULL, OPT_GZIP},
-        {"trailer", no_argument, NULL, OPT_TRAILER},
-        {"seed", required_argument, NULL, OPT_SEED},
+        {"size", required_argument, NULL, CH_SIZE},
+        {"chunk-size", required_argument, NULL, CH_CHUNK},
+        {"gzip", optional_argument, NULL, CH_GZIP},
+        {"trailer", no_argument, NULL, CH_TRAILER},
+        {"seed", required_argument, NULL, CH_SEED},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    hb_chunked_params p;
-    hb_chunked_params_default(&p);
-    const char *out = NULL;
     const char *why;
-    char optbuf[3];
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_SIZE:
-            if (hb_size_parse(optarg, &p.size, &why) != 0)
-                return hb_usage_error(sub, "--size '%s': %s", optarg, why);
-            break;
-        case OPT_CHUNK:
-            if (hb_parse_chunk_size(optarg, &p, &why) != 0)
-                return hb_usage_error(sub, "--chunk-size '%s': %s", optarg, why);
-            break;
-        case OPT_GZIP:
-            if (!optarg)
-                p.gzip_level = 1;
-            else if (optarg[0] >= '0' && optarg[0] <= '9' && optarg[1] == '\0')
-                p.gzip_level = optarg[0] - '0';
-            else
-                return hb_usage_error(sub, "--gzip='%s': the level is 0 to 9", optarg);
-            break;
-        case OPT_TRAILER:
-            p.trailer = 1;
-            break;
-        case OPT_SEED:
-            if (hb_parse_u64(optarg, &p.seed) != 0)
-                return hb_usage_error(sub, "--seed '%s': expected an unsigned 64-bit integer",
-                                      optarg);
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'h':
-            hb_chunked_help(stdout);
-            return 0;
-        case ':':
-            return hb_usage_error(sub, "option '%s' needs a value",
-                                  hb_cli_bad_option(argv, longopts, optbuf));
-        default:
-            return hb_usage_error(sub, "unknown option '%s'",
-                                  hb_cli_bad_option(argv, longopts, optbuf));
-        }
-    }
-    if (optind < argc)
-        return hb_usage_error(sub, "unexpected argument '%s'", argv[optind]);
-    if (!out)
-        return hb_usage_error(sub, "no output: give -o FILE (- for standard output)");
-    if (hb_chunked_params_check(&p, &why) != HB_OK)
-        return hb_usage_error(sub, "%s", why);
+    hb_chunked_params_default(p);
+    int rc =
+        hb_parse_args("chunked", argc, argv, longopts, hb_chunked_option, p, hb_chunked_help, out);
+    if (rc == HB_GO_ON && hb_chunked_params_check(p, &why) != HB_OK)
+        return hb_usage_error("chunked", "%s", why);
+    return rc;
+}
 
+/* chunked's summary on stderr: what was written to name in secs seconds. */
+static void hb_chunked_summary(const hb_chunked_params *p, const hb_chunked_info *info,
+                               const char *name, double secs)
+{
+    fprintf(stderr, "%s: chunked: wrote %s\n", hb_prog, name);
+    fprintf(stderr, "  decoded size  %llu bytes\n", (unsigned long long)info->size);
+    fprintf(stderr, "  body size     %llu bytes", (unsigned long long)info->body_size);
+    if (p->gzip_level >= 0)
+        fprintf(stderr, " (gzip level %d: %llu bytes, ratio %.2f)", p->gzip_level,
+                (unsigned long long)info->gzip_size,
+                info->gzip_size ? (double)info->size / (double)info->gzip_size : 0.0);
+    fprintf(stderr, "\n");
+    fprintf(stderr, "  chunks        %llu of %lu-%lu bytes\n", (unsigned long long)info->chunks,
+            (unsigned long)p->chunk_min, (unsigned long)p->chunk_max);
+    fprintf(stderr, "  rows          %llu\n", (unsigned long long)info->rows);
+    fprintf(stderr, "  crc32         %08lx (of the decoded payload)\n", (unsigned long)info->crc32);
+    fprintf(stderr, "  seed          %llu\n", (unsigned long long)p->seed);
+    fprintf(stderr, "  throughput    %.1f MB/s of decoded payload (%.3f s)\n",
+            secs > 0 ? (double)info->size / secs / 1e6 : 0.0, secs);
+}
+
+/* Writes the body *p describes to out ("-": stdout), with progress on stderr for a terminal or a
+ * large body, then the summary. Returns 0 or HB_EXIT_IO (after a message). */
+static int hb_chunked_run(const hb_chunked_params *p, const char *out)
+{
     const char *name;
     int fd = hb_open_output(out, &name);
     if (fd < 0)
         return HB_EXIT_IO;
     hb_progress_line pl = {hb_now(), 0};
-    int show = isatty(STDERR_FILENO) || p.size >= HB_PROGRESS_MIN_SIZE;
+    int show = isatty(STDERR_FILENO) || p->size >= HB_PROGRESS_MIN_SIZE;
     hb_chunked_info info;
-    int rc = hb_chunked_write(&p, fd, show ? hb_progress_show : NULL, &pl, &info);
+    int rc = hb_chunked_write(p, fd, show ? hb_progress_show : NULL, &pl, &info);
     int err = errno;
     double secs = hb_now() - pl.start;
     if (pl.shown)
         fputc('\n', stderr);
-    if (hb_close_output(sub, name, fd, rc, err) != 0)
+    if (hb_close_output("chunked", name, fd, rc, err) != 0)
         return HB_EXIT_IO;
-
-    fprintf(stderr, "%s: %s: wrote %s\n", hb_prog, sub, name);
-    fprintf(stderr, "  decoded size  %llu bytes\n", (unsigned long long)info.size);
-    fprintf(stderr, "  body size     %llu bytes", (unsigned long long)info.body_size);
-    if (p.gzip_level >= 0)
-        fprintf(stderr, " (gzip level %d: %llu bytes, ratio %.2f)", p.gzip_level,
-                (unsigned long long)info.gzip_size,
-                info.gzip_size ? (double)info.size / (double)info.gzip_size : 0.0);
-    fprintf(stderr, "\n");
-    fprintf(stderr, "  chunks        %llu of %lu-%lu bytes\n", (unsigned long long)info.chunks,
-            (unsigned long)p.chunk_min, (unsigned long)p.chunk_max);
-    fprintf(stderr, "  rows          %llu\n", (unsigned long long)info.rows);
-    fprintf(stderr, "  crc32         %08lx (of the decoded payload)\n", (unsigned long)info.crc32);
-    fprintf(stderr, "  seed          %llu\n", (unsigned long long)p.seed);
-    fprintf(stderr, "  throughput    %.1f MB/s of decoded payload (%.3f s)\n",
-            secs > 0 ? (double)info.size / secs / 1e6 : 0.0, secs);
+    hb_chunked_summary(p, &info, name, secs);
     return 0;
 }
 
-/* ---- the subcommands of later issues -----------------------------------------------------------
- */
+static int hb_cmd_chunked(int argc, char **argv)
+{
+    hb_chunked_params p;
+    const char *out;
+    int rc = hb_chunked_args(argc, argv, &p, &out);
+    return rc == HB_GO_ON ? hb_chunked_run(&p, out) : rc;
+}
 
 /* ---- timestamps --------------------------------------------------------------------------------
  */
@@ -342,107 +399,97 @@ static void hb_timestamps_help(FILE *f)
             (unsigned long long)HB_GEN_DEFAULT_SEED);
 }
 
-static int hb_cmd_timestamps(int argc, char **argv)
+/* timestamps' options; getopt_long's values, from 256. */
+enum { TS_ROWS = 256, TS_COLUMNS, TS_ENCODING, TS_FRACTION, TS_OFFSETS, TS_SEED };
+
+/* An option of timestamps into the hb_ts_params at params (an hb_option_fn). */
+static int hb_timestamps_option(const char *sub, int c, char *arg, void *params)
 {
-    static const char sub[] = "timestamps";
-    enum { OPT_ROWS = 256, OPT_COLUMNS, OPT_ENCODING, OPT_FRACTION, OPT_OFFSETS, OPT_SEED };
+    hb_ts_params *p = params;
+    const char *why;
+    uint64_t v;
+    switch (c) {
+    case TS_ROWS:
+        if (hb_size_parse(arg, &p->rows, &why) != 0)
+            return hb_usage_error(sub, "--rows '%s': %s", arg, why);
+        if (p->rows > HB_TS_MAX_ROWS)
+            return hb_usage_error(sub, "--rows '%s': at most %u", arg, HB_TS_MAX_ROWS);
+        break;
+    case TS_COLUMNS:
+        if (hb_size_parse(arg, &v, &why) != 0 || v < 1 || v > HB_TS_MAX_COLUMNS)
+            return hb_usage_error(sub, "--columns '%s': expected 1 to %u", arg, HB_TS_MAX_COLUMNS);
+        p->columns = (uint32_t)v;
+        break;
+    case TS_ENCODING:
+        if (strcmp(arg, "rfc3339") == 0)
+            p->encoding = HB_TS_RFC3339;
+        else if (strcmp(arg, "millis") == 0)
+            p->encoding = HB_TS_MILLIS;
+        else if (strcmp(arg, "both") == 0)
+            p->encoding = HB_TS_BOTH;
+        else
+            return hb_usage_error(sub, "--encoding '%s': expected rfc3339, millis or both", arg);
+        break;
+    case TS_FRACTION:
+        if (strcmp(arg, "mixed") == 0)
+            p->fraction = HB_TS_FRACTION_MIXED;
+        else if (arg[0] && strchr("01369", arg[0]) && arg[1] == '\0')
+            p->fraction = arg[0] - '0';
+        else
+            return hb_usage_error(sub, "--fraction '%s': expected 0, 1, 3, 6, 9 or mixed", arg);
+        break;
+    case TS_OFFSETS:
+        if (strcmp(arg, "mixed") == 0)
+            p->offsets = HB_TS_OFFSETS_MIXED;
+        else if (strcmp(arg, "z") == 0 || strcmp(arg, "Z") == 0)
+            p->offsets = HB_TS_OFFSETS_Z;
+        else if (strcmp(arg, "numeric") == 0)
+            p->offsets = HB_TS_OFFSETS_NUMERIC;
+        else
+            return hb_usage_error(sub, "--offsets '%s': expected mixed, z or numeric", arg);
+        break;
+    default: /* TS_SEED */
+        return hb_seed_option(sub, arg, &p->seed);
+    }
+    return HB_GO_ON;
+}
+
+/* Parses timestamps' argv into *p (from the defaults) and *out. Returns HB_GO_ON, or the exit
+ * status: 0 after --help, HB_EXIT_USAGE after a message. */
+static int hb_timestamps_args(int argc, char **argv, hb_ts_params *p, const char **out)
+{
     static const struct option longopts[] = {
-        {"rows", required_argument, NULL, OPT_ROWS},
-        {"columns", required_argument, NULL, OPT_COLUMNS},
-        {"encoding", required_argument, NULL, OPT_ENCODING},
-        {"fraction", required_argument, NULL, OPT_FRACTION},
-        {"offsets", required_argument, NULL, OPT_OFFSETS},
-        {"seed", required_argument, NULL, OPT_SEED},
+        {"rows", required_argument, NULL, TS_ROWS},
+        {"columns", required_argument, NULL, TS_COLUMNS},
+        {"encoding", required_argument, NULL, TS_ENCODING},
+        {"fraction", required_argument, NULL, TS_FRACTION},
+        {"offsets", required_argument, NULL, TS_OFFSETS},
+        {"seed", required_argument, NULL, TS_SEED},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    hb_ts_params p;
-    hb_ts_params_default(&p);
-    const char *out = NULL;
     const char *why;
-    uint64_t v;
-    char optbuf[3];
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_ROWS:
-            if (hb_size_parse(optarg, &p.rows, &why) != 0)
-                return hb_usage_error(sub, "--rows '%s': %s", optarg, why);
-            if (p.rows > HB_TS_MAX_ROWS)
-                return hb_usage_error(sub, "--rows '%s': at most %u", optarg, HB_TS_MAX_ROWS);
-            break;
-        case OPT_COLUMNS:
-            if (hb_size_parse(optarg, &v, &why) != 0 || v < 1 || v > HB_TS_MAX_COLUMNS)
-                return hb_usage_error(sub, "--columns '%s': expected 1 to %u", optarg,
-                                      HB_TS_MAX_COLUMNS);
-            p.columns = (uint32_t)v;
-            break;
-        case OPT_ENCODING:
-            if (strcmp(optarg, "rfc3339") == 0)
-                p.encoding = HB_TS_RFC3339;
-            else if (strcmp(optarg, "millis") == 0)
-                p.encoding = HB_TS_MILLIS;
-            else if (strcmp(optarg, "both") == 0)
-                p.encoding = HB_TS_BOTH;
-            else
-                return hb_usage_error(sub, "--encoding '%s': expected rfc3339, millis or both",
-                                      optarg);
-            break;
-        case OPT_FRACTION:
-            if (strcmp(optarg, "mixed") == 0)
-                p.fraction = HB_TS_FRACTION_MIXED;
-            else if (optarg[0] && strchr("01369", optarg[0]) && optarg[1] == '\0')
-                p.fraction = optarg[0] - '0';
-            else
-                return hb_usage_error(sub, "--fraction '%s': expected 0, 1, 3, 6, 9 or mixed",
-                                      optarg);
-            break;
-        case OPT_OFFSETS:
-            if (strcmp(optarg, "mixed") == 0)
-                p.offsets = HB_TS_OFFSETS_MIXED;
-            else if (strcmp(optarg, "z") == 0 || strcmp(optarg, "Z") == 0)
-                p.offsets = HB_TS_OFFSETS_Z;
-            else if (strcmp(optarg, "numeric") == 0)
-                p.offsets = HB_TS_OFFSETS_NUMERIC;
-            else
-                return hb_usage_error(sub, "--offsets '%s': expected mixed, z or numeric", optarg);
-            break;
-        case OPT_SEED:
-            if (hb_parse_u64(optarg, &p.seed) != 0)
-                return hb_usage_error(sub, "--seed '%s': expected an unsigned 64-bit integer",
-                                      optarg);
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'h':
-            hb_timestamps_help(stdout);
-            return 0;
-        case ':':
-            return hb_usage_error(sub, "option '%s' needs a value",
-                                  hb_cli_bad_option(argv, longopts, optbuf));
-        default:
-            return hb_usage_error(sub, "unknown option '%s'",
-                                  hb_cli_bad_option(argv, longopts, optbuf));
-        }
-    }
-    if (optind < argc)
-        return hb_usage_error(sub, "unexpected argument '%s'", argv[optind]);
-    if (!out)
-        return hb_usage_error(sub, "no output: give -o FILE (- for standard output)");
-    if (hb_ts_params_check(&p, &why) != HB_OK)
-        return hb_usage_error(sub, "%s", why);
+    hb_ts_params_default(p);
+    int rc = hb_parse_args("timestamps", argc, argv, longopts, hb_timestamps_option, p,
+                           hb_timestamps_help, out);
+    if (rc == HB_GO_ON && hb_ts_params_check(p, &why) != HB_OK)
+        return hb_usage_error("timestamps", "%s", why);
+    return rc;
+}
 
+/* Writes the rows *p describes to out ("-": stdout), then the summary on stderr. Returns 0 or
+ * HB_EXIT_IO (after a message). */
+static int hb_timestamps_run(const hb_ts_params *p, const char *out)
+{
+    static const char sub[] = "timestamps";
     const char *name;
     int fd = hb_open_output(out, &name);
     if (fd < 0)
         return HB_EXIT_IO;
     double start = hb_now();
     hb_ts_info info;
-    int rc = hb_ts_write(&p, fd, &info);
+    int rc = hb_ts_write(p, fd, &info);
     int err = errno;
     double secs = hb_now() - start;
     if (hb_close_output(sub, name, fd, rc, err) != 0)
@@ -450,14 +497,22 @@ static int hb_cmd_timestamps(int argc, char **argv)
     static const char *const encodings[] = {"", "rfc3339", "millis", "both"};
     fprintf(stderr, "%s: %s: wrote %s\n", hb_prog, sub, name);
     fprintf(stderr, "  rows          %llu of %u column%s (%s)\n", (unsigned long long)info.rows,
-            p.columns, p.columns == 1 ? "" : "s", encodings[p.encoding]);
+            p->columns, p->columns == 1 ? "" : "s", encodings[p->encoding]);
     fprintf(stderr, "  values        %llu\n", (unsigned long long)info.values);
     fprintf(stderr, "  bytes         %llu\n", (unsigned long long)info.bytes);
     fprintf(stderr, "  crc32         %08lx\n", (unsigned long)info.crc32);
-    fprintf(stderr, "  seed          %llu\n", (unsigned long long)p.seed);
+    fprintf(stderr, "  seed          %llu\n", (unsigned long long)p->seed);
     fprintf(stderr, "  throughput    %.1f MB/s (%.3f s)\n",
             secs > 0 ? (double)info.bytes / secs / 1e6 : 0.0, secs);
     return 0;
+}
+
+static int hb_cmd_timestamps(int argc, char **argv)
+{
+    hb_ts_params p;
+    const char *out;
+    int rc = hb_timestamps_args(argc, argv, &p, &out);
+    return rc == HB_GO_ON ? hb_timestamps_run(&p, out) : rc;
 }
 
 /* ---- volumes -----------------------------------------------------------------------------------
@@ -494,80 +549,89 @@ static void hb_volumes_help(FILE *f)
             HB_VOLUMES_MAX_TAGS, (unsigned long long)HB_VOLUMES_DEFAULT_SEED);
 }
 
-static int hb_cmd_volumes(int argc, char **argv)
+/* volumes' options; getopt_long's values, from 256. */
+enum { VO_VOLUMES = 256, VO_TAGS, VO_COMPACT, VO_NEXT_TOKEN, VO_SEED };
+
+/* An option of volumes into the hb_volumes_params at params (an hb_option_fn). */
+static int hb_volumes_option(const char *sub, int c, char *arg, void *params)
 {
-    static const char sub[] = "volumes";
-    enum { OPT_VOLUMES = 256, OPT_TAGS, OPT_COMPACT, OPT_NEXT_TOKEN, OPT_SEED };
+    hb_volumes_params *p = params;
+    uint64_t v;
+    switch (c) {
+    case VO_VOLUMES:
+        if (hb_parse_u64(arg, &v) != 0 || v > HB_VOLUMES_MAX_VOLUMES)
+            return hb_usage_error(sub, "--volumes '%s': expected 0 to %u", arg,
+                                  HB_VOLUMES_MAX_VOLUMES);
+        p->volumes = (uint32_t)v;
+        break;
+    case VO_TAGS:
+        if (hb_parse_u64(arg, &v) != 0 || v > HB_VOLUMES_MAX_TAGS)
+            return hb_usage_error(sub, "--tags '%s': expected 0 to %u", arg, HB_VOLUMES_MAX_TAGS);
+        p->tags = (uint32_t)v;
+        break;
+    case VO_COMPACT:
+        p->compact = 1;
+        break;
+    case VO_NEXT_TOKEN:
+        p->next_token = 1;
+        break;
+    default: /* VO_SEED */
+        return hb_seed_option(sub, arg, &p->seed);
+    }
+    return HB_GO_ON;
+}
+
+/* Parses volumes' argv into *p (from the defaults) and *out. Returns HB_GO_ON, or the exit
+ * status: 0 after --help, HB_EXIT_USAGE after a message. */
+static int hb_volumes_args(int argc, char **argv, hb_volumes_params *p, const char **out)
+{
     static const struct option longopts[] = {
-        {"volumes", required_argument, NULL, OPT_VOLUMES},
-        {"tags", required_argument, NULL, OPT_TAGS},
-        {"compact", no_argument, NULL, OPT_COMPACT},
-        {"next-token", no_argument, NULL, OPT_NEXT_TOKEN},
-        {"seed", required_argument, NULL, OPT_SEED},
+        {"volumes", required_argument, NULL, VO_VOLUMES},
+        {"tags", required_argument, NULL, VO_TAGS},
+        {"compact", no_argument, NULL, VO_COMPACT},
+        {"next-token", no_argument, NULL, VO_NEXT_TOKEN},
+        {"seed", required_argument, NULL, VO_SEED},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    hb_volumes_params p;
-    hb_volumes_params_default(&p);
-    const char *out = NULL;
     const char *why;
-    uint64_t v;
-    char optbuf[3];
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_VOLUMES:
-            if (hb_parse_u64(optarg, &v) != 0 || v > HB_VOLUMES_MAX_VOLUMES)
-                return hb_usage_error(sub, "--volumes '%s': expected 0 to %u", optarg,
-                                      HB_VOLUMES_MAX_VOLUMES);
-            p.volumes = (uint32_t)v;
-            break;
-        case OPT_TAGS:
-            if (hb_parse_u64(optarg, &v) != 0 || v > HB_VOLUMES_MAX_TAGS)
-                return hb_usage_error(sub, "--tags '%s': expected 0 to %u", optarg,
-                                      HB_VOLUMES_MAX_TAGS);
-            p.tags = (uint32_t)v;
-            break;
-        case OPT_COMPACT:
-            p.compact = 1;
-            break;
-        case OPT_NEXT_TOKEN:
-            p.next_token = 1;
-            break;
-        case OPT_SEED:
-            if (hb_parse_u64(optarg, &p.seed) != 0)
-                return hb_usage_error(sub, "--seed '%s': expected an unsigned 64-bit integer",
-                                      optarg);
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'h':
-            hb_volumes_help(stdout);
-            return 0;
-        case ':':
-            return hb_usage_error(sub, "option '%s' needs a value",
-                                  hb_cli_bad_option(argv, longopts, optbuf));
-        default:
-            return hb_usage_error(sub, "unknown option '%s'",
-                                  hb_cli_bad_option(argv, longopts, optbuf));
-        }
-    }
-    if (optind < argc)
-        return hb_usage_error(sub, "unexpected argument '%s'", argv[optind]);
-    if (!out)
-        return hb_usage_error(sub, "no output: give -o FILE (- for standard output)");
-    if (hb_volumes_params_check(&p, &why) != HB_OK)
-        return hb_usage_error(sub, "%s", why);
+    hb_volumes_params_default(p);
+    int rc =
+        hb_parse_args("volumes", argc, argv, longopts, hb_volumes_option, p, hb_volumes_help, out);
+    if (rc == HB_GO_ON && hb_volumes_params_check(p, &why) != HB_OK)
+        return hb_usage_error("volumes", "%s", why);
+    return rc;
+}
 
+/* volumes' summary on stderr: what was written to name in secs seconds. */
+static void hb_volumes_summary(const hb_volumes_params *p, const hb_volumes_info *info,
+                               const char *name, double secs)
+{
+    fprintf(stderr, "%s: volumes: wrote %s\n", hb_prog, name);
+    fprintf(stderr, "  bytes         %llu (%s)\n", (unsigned long long)info->bytes,
+            p->compact ? "compact" : "indented");
+    fprintf(stderr, "  volumes       %llu (%llu attached)\n", (unsigned long long)info->volumes,
+            (unsigned long long)info->attachments);
+    fprintf(stderr, "  tags          %llu (%u per volume; %llu values escaped, %llu non-ASCII)\n",
+            (unsigned long long)info->tags, p->tags, (unsigned long long)info->escaped,
+            (unsigned long long)info->non_ascii);
+    fprintf(stderr, "  elements      %llu\n", (unsigned long long)info->elements);
+    fprintf(stderr, "  seed          %llu\n", (unsigned long long)p->seed);
+    fprintf(stderr, "  throughput    %.1f MB/s (%.3f s)\n",
+            secs > 0 ? (double)info->bytes / secs / 1e6 : 0.0, secs);
+}
+
+/* Generates the response *p describes in memory, writes it to out ("-": stdout), then the
+ * summary on stderr. Returns 0 or HB_EXIT_IO (after a message). */
+static int hb_volumes_run(const hb_volumes_params *p, const char *out)
+{
+    static const char sub[] = "volumes";
     uint8_t *doc;
     size_t len;
     hb_volumes_info info;
     double start = hb_now();
-    int rc = hb_volumes_generate(&p, &doc, &len, &info);
+    int rc = hb_volumes_generate(p, &doc, &len, &info);
     if (rc != HB_OK) {
         fprintf(stderr, "%s: %s: %s\n", hb_prog, sub, hb_err_str(rc));
         return HB_EXIT_IO;
@@ -583,20 +647,16 @@ static int hb_cmd_volumes(int argc, char **argv)
     free(doc);
     if (hb_close_output(sub, name, fd, rc, err) != 0)
         return HB_EXIT_IO;
-    double secs = hb_now() - start;
-    fprintf(stderr, "%s: %s: wrote %s\n", hb_prog, sub, name);
-    fprintf(stderr, "  bytes         %llu (%s)\n", (unsigned long long)info.bytes,
-            p.compact ? "compact" : "indented");
-    fprintf(stderr, "  volumes       %llu (%llu attached)\n", (unsigned long long)info.volumes,
-            (unsigned long long)info.attachments);
-    fprintf(stderr, "  tags          %llu (%u per volume; %llu values escaped, %llu non-ASCII)\n",
-            (unsigned long long)info.tags, p.tags, (unsigned long long)info.escaped,
-            (unsigned long long)info.non_ascii);
-    fprintf(stderr, "  elements      %llu\n", (unsigned long long)info.elements);
-    fprintf(stderr, "  seed          %llu\n", (unsigned long long)p.seed);
-    fprintf(stderr, "  throughput    %.1f MB/s (%.3f s)\n",
-            secs > 0 ? (double)info.bytes / secs / 1e6 : 0.0, secs);
+    hb_volumes_summary(p, &info, name, hb_now() - start);
     return 0;
+}
+
+static int hb_cmd_volumes(int argc, char **argv)
+{
+    hb_volumes_params p;
+    const char *out;
+    int rc = hb_volumes_args(argc, argv, &p, &out);
+    return rc == HB_GO_ON ? hb_volumes_run(&p, out) : rc;
 }
 
 /* ---- main --------------------------------------------------------------------------------------

@@ -240,6 +240,23 @@ static inline int hb_simd_out_of_range(int64_t secs)
            (uint64_t)(HB_RFC3339_MAX_SECONDS - HB_RFC3339_MIN_SECONDS);
 }
 
+/* The date of the kernel's fields (16-bit lanes 2 and 3: month and day) in the given year, as
+ * days since 1970-01-01: looked up, checked against its month (*day_ok 0 when not); day 00 wraps
+ * to a large day - 1 and month 00 has 0 days, so both fail (year and month are junk, but in
+ * bounds, when the bytes were bad). *e: the year's hb_simd_year_days entry (its 8: an edge year, 0,
+ * 1 or 9999). Inlined: the kernel's own last step, apart for length only; the object code is
+ * unchanged. */
+__attribute__((always_inline)) static inline int32_t hb_simd_days(__m128i fields, uint32_t year,
+                                                                  uint32_t *day_ok, uint32_t *e)
+{
+    uint64_t lo64 = (uint64_t)_mm_cvtsi128_si64(fields);
+    uint32_t month = (uint32_t)(lo64 >> 32 & 0xFFFF), day = (uint32_t)(lo64 >> 48);
+    *e = hb_simd_year_days[year];
+    uint32_t mt = hb_simd_month[(*e & 16) | month];
+    *day_ok = day - 1 < mt >> 16;
+    return (int32_t)(*e >> 5) - HB_SIMD_DAYS_1970 + (int32_t)(mt & 0xFFFF) + (int32_t)day - 1;
+}
+
 /* Parses the len bytes at s, 20 <= len <= 35 (the caller checks: the loads rely on it), without
  * a branch: every check is computed and or-ed into r.bad (r.edge asks for the range check), so a
  * batch of mixed shapes costs the same per row as one of a single shape. Reads only [s, s + len).
@@ -305,16 +322,8 @@ __attribute__((always_inline)) static inline hb_simd_result hb_simd_kernel(const
     __m128i ys = _mm_madd_epi16(fields, _mm_setr_epi16(100, 1, 0, 0, 3600, 60, 1, 0));
     uint32_t year = (uint32_t)_mm_cvtsi128_si32(ys);
     int32_t sod = _mm_extract_epi32(_mm_add_epi32(ys, _mm_srli_si128(ys, 4)), 2);
-    uint64_t lo64 = (uint64_t)_mm_cvtsi128_si64(fields);
-    uint32_t month = (uint32_t)(lo64 >> 32 & 0xFFFF), day = (uint32_t)(lo64 >> 48);
-
-    /* the day: looked up, checked against its month; day 00 wraps to a large day - 1 and month
-     * 00 has 0 days, so both fail (year and month are junk, but in bounds, when bad) */
-    uint32_t e = hb_simd_year_days[year];
-    uint32_t mt = hb_simd_month[(e & 16) | month];
-    uint32_t day_ok = day - 1 < mt >> 16;
-    int32_t days =
-        (int32_t)(e >> 5) - HB_SIMD_DAYS_1970 + (int32_t)(mt & 0xFFFF) + (int32_t)day - 1;
+    uint32_t day_ok, e;
+    int32_t days = hb_simd_days(fields, year, &day_ok, &e);
     hb_simd_result r;
     /* the second of the day minus the offset, in unsigned arithmetic: when bad, sign and offset
      * may be junk (up to 255 and 10^7) and the product may wrap; when valid it is exact */

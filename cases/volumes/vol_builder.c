@@ -132,6 +132,61 @@ static inline __attribute__((always_inline)) int vb_eq(const char *a, const char
 
 #define VB_IS(lit) (len == sizeof(lit) - 1 && vb_eq(name, lit, sizeof(lit) - 1))
 
+/* The switch lookup of a volume's member (*field, already VF_NONE): by length, then one compare.
+ * Returns VB_LEAF, VB_TAGSET, VB_ATTSET or VB_SKIP. Inlined: vb_lookup_switch's own case, apart for
+ * length only. */
+static inline __attribute__((always_inline)) int vb_lookup_volume(const char *name, size_t len,
+                                                                  uint8_t *field)
+{
+    switch (len) {
+    case 4:
+        if (VB_IS("size"))
+            *field = VF_SIZE;
+        else if (VB_IS("iops"))
+            *field = VF_IOPS;
+        break;
+    case 6:
+        if (VB_IS("status"))
+            *field = VF_STATUS;
+        else if (VB_IS("tagSet"))
+            return VB_TAGSET;
+        break;
+    case 8:
+        if (VB_IS("volumeId"))
+            *field = VF_VOLUME_ID;
+        break;
+    case 9:
+        if (VB_IS("encrypted"))
+            *field = VF_ENCRYPTED;
+        break;
+    case 10:
+        if (VB_IS("snapshotId"))
+            *field = VF_SNAPSHOT_ID;
+        else if (VB_IS("createTime"))
+            *field = VF_CREATE_TIME;
+        else if (VB_IS("volumeType"))
+            *field = VF_VOLUME_TYPE;
+        else if (VB_IS("throughput"))
+            *field = VF_THROUGHPUT;
+        break;
+    case 13:
+        if (VB_IS("attachmentSet"))
+            return VB_ATTSET;
+        break;
+    case 16:
+        if (VB_IS("availabilityZone"))
+            *field = VF_AVAILABILITY_ZONE;
+        break;
+    case 18:
+        if (VB_IS("multiAttachEnabled"))
+            *field = VF_MULTI_ATTACH;
+        break;
+    default:
+        break;
+    }
+    return *field ? VB_LEAF : VB_SKIP;
+}
+
 /* The switch lookup: the parent first, then the length, then one compare. */
 static inline __attribute__((always_inline)) int vb_lookup_switch(int parent, const char *name,
                                                                   size_t len, uint8_t *field)
@@ -151,53 +206,7 @@ static inline __attribute__((always_inline)) int vb_lookup_switch(int parent, co
             *field = VF_VALUE;
         return *field ? VB_LEAF : VB_SKIP;
     case VB_VOLUME:
-        switch (len) {
-        case 4:
-            if (VB_IS("size"))
-                *field = VF_SIZE;
-            else if (VB_IS("iops"))
-                *field = VF_IOPS;
-            break;
-        case 6:
-            if (VB_IS("status"))
-                *field = VF_STATUS;
-            else if (VB_IS("tagSet"))
-                return VB_TAGSET;
-            break;
-        case 8:
-            if (VB_IS("volumeId"))
-                *field = VF_VOLUME_ID;
-            break;
-        case 9:
-            if (VB_IS("encrypted"))
-                *field = VF_ENCRYPTED;
-            break;
-        case 10:
-            if (VB_IS("snapshotId"))
-                *field = VF_SNAPSHOT_ID;
-            else if (VB_IS("createTime"))
-                *field = VF_CREATE_TIME;
-            else if (VB_IS("volumeType"))
-                *field = VF_VOLUME_TYPE;
-            else if (VB_IS("throughput"))
-                *field = VF_THROUGHPUT;
-            break;
-        case 13:
-            if (VB_IS("attachmentSet"))
-                return VB_ATTSET;
-            break;
-        case 16:
-            if (VB_IS("availabilityZone"))
-                *field = VF_AVAILABILITY_ZONE;
-            break;
-        case 18:
-            if (VB_IS("multiAttachEnabled"))
-                *field = VF_MULTI_ATTACH;
-            break;
-        default:
-            break;
-        }
-        return *field ? VB_LEAF : VB_SKIP;
+        return vb_lookup_volume(name, len, field);
     case VB_ATTACHMENT:
         if (VB_IS("volumeId"))
             *field = VF_A_VOLUME_ID;

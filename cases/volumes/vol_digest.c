@@ -79,18 +79,12 @@ static int time_diff(char *msg, size_t cap, const char *where, const hb_rfc3339_
     return 1;
 }
 
-int hb_volumes_compare(const hb_volumes *a, const hb_volumes *b, char *msg, size_t cap)
+/* The members of volume i, x against y, before its attachments and tags: 1 after describing the
+ * first difference in msg, else 0. */
+static int volume_fields_diff(char *msg, size_t cap, size_t i, const hb_volume *x,
+                              const hb_volume *y)
 {
     char where[96];
-    if (str_diff(msg, cap, "requestId", &a->request_id, &b->request_id) ||
-        str_diff(msg, cap, "nextToken", &a->next_token, &b->next_token))
-        return 1;
-    if (a->nvolumes != b->nvolumes) {
-        snprintf(msg, cap, "%zu volumes vs %zu", a->nvolumes, b->nvolumes);
-        return 1;
-    }
-    for (size_t i = 0; i < a->nvolumes; i++) {
-        const hb_volume *x = a->volumes[i], *y = b->volumes[i];
 #define S(member, label)                                                                           \
     do {                                                                                           \
         snprintf(where, sizeof where, "volume %zu %s", i, label);                                  \
@@ -104,63 +98,91 @@ int hb_volumes_compare(const hb_volumes *a, const hb_volumes *b, char *msg, size
                      !!(y->present & bit), (int64_t)y->member))                                    \
             return 1;                                                                              \
     } while (0)
-        S(volume_id, "volumeId");
-        I(size, HB_VOL_HAS_SIZE, "size");
-        S(snapshot_id, "snapshotId");
-        S(availability_zone, "availabilityZone");
-        S(status, "status");
-        S(create_time, "createTime");
-        snprintf(where, sizeof where, "volume %zu createTime instant", i);
-        if (time_diff(msg, cap, where, &x->create_instant, &y->create_instant))
-            return 1;
-        S(volume_type, "volumeType");
-        I(iops, HB_VOL_HAS_IOPS, "iops");
-        I(throughput, HB_VOL_HAS_THROUGHPUT, "throughput");
-        I(encrypted, HB_VOL_HAS_ENCRYPTED, "encrypted");
-        I(multi_attach_enabled, HB_VOL_HAS_MULTI_ATTACH, "multiAttachEnabled");
+    S(volume_id, "volumeId");
+    I(size, HB_VOL_HAS_SIZE, "size");
+    S(snapshot_id, "snapshotId");
+    S(availability_zone, "availabilityZone");
+    S(status, "status");
+    S(create_time, "createTime");
+    snprintf(where, sizeof where, "volume %zu createTime instant", i);
+    if (time_diff(msg, cap, where, &x->create_instant, &y->create_instant))
+        return 1;
+    S(volume_type, "volumeType");
+    I(iops, HB_VOL_HAS_IOPS, "iops");
+    I(throughput, HB_VOL_HAS_THROUGHPUT, "throughput");
+    I(encrypted, HB_VOL_HAS_ENCRYPTED, "encrypted");
+    I(multi_attach_enabled, HB_VOL_HAS_MULTI_ATTACH, "multiAttachEnabled");
 #undef S
 #undef I
-        if (x->nattachments != y->nattachments) {
-            snprintf(msg, cap, "volume %zu: %zu attachments vs %zu", i, x->nattachments,
-                     y->nattachments);
+    return 0;
+}
+
+/* Attachment k of volume i, p against q: 1 after describing the first difference in msg. */
+static int attachment_diff(char *msg, size_t cap, size_t i, size_t k, const hb_vol_attachment *p,
+                           const hb_vol_attachment *q)
+{
+    char where[96];
+    const hb_vol_str *ps[5] = {&p->volume_id, &p->instance_id, &p->device, &p->status,
+                               &p->attach_time};
+    const hb_vol_str *qs[5] = {&q->volume_id, &q->instance_id, &q->device, &q->status,
+                               &q->attach_time};
+    static const char *const names[5] = {"volumeId", "instanceId", "device", "status",
+                                         "attachTime"};
+    for (int m = 0; m < 5; m++) {
+        snprintf(where, sizeof where, "volume %zu attachment %zu %s", i, k, names[m]);
+        if (str_diff(msg, cap, where, ps[m], qs[m]))
             return 1;
-        }
-        for (size_t k = 0; k < x->nattachments; k++) {
-            const hb_vol_attachment *p = x->attachments[k], *q = y->attachments[k];
-            const hb_vol_str *ps[5] = {&p->volume_id, &p->instance_id, &p->device, &p->status,
-                                       &p->attach_time};
-            const hb_vol_str *qs[5] = {&q->volume_id, &q->instance_id, &q->device, &q->status,
-                                       &q->attach_time};
-            static const char *const names[5] = {"volumeId", "instanceId", "device", "status",
-                                                 "attachTime"};
-            for (int m = 0; m < 5; m++) {
-                snprintf(where, sizeof where, "volume %zu attachment %zu %s", i, k, names[m]);
-                if (str_diff(msg, cap, where, ps[m], qs[m]))
-                    return 1;
-            }
-            snprintf(where, sizeof where, "volume %zu attachment %zu attachTime instant", i, k);
-            if (time_diff(msg, cap, where, &p->attach_instant, &q->attach_instant))
-                return 1;
-            snprintf(where, sizeof where, "volume %zu attachment %zu deleteOnTermination", i, k);
-            if (int_diff(msg, cap, where, !!(p->present & HB_VOL_HAS_DELETE_ON_TERMINATION),
-                         p->delete_on_termination,
-                         !!(q->present & HB_VOL_HAS_DELETE_ON_TERMINATION),
-                         q->delete_on_termination))
-                return 1;
-        }
-        if (x->ntags != y->ntags) {
-            snprintf(msg, cap, "volume %zu: %zu tags vs %zu", i, x->ntags, y->ntags);
-            return 1;
-        }
-        for (size_t k = 0; k < x->ntags; k++) {
-            snprintf(where, sizeof where, "volume %zu tag %zu key", i, k);
-            if (str_diff(msg, cap, where, &x->tags[k]->key, &y->tags[k]->key))
-                return 1;
-            snprintf(where, sizeof where, "volume %zu tag %zu value", i, k);
-            if (str_diff(msg, cap, where, &x->tags[k]->value, &y->tags[k]->value))
-                return 1;
-        }
     }
+    snprintf(where, sizeof where, "volume %zu attachment %zu attachTime instant", i, k);
+    if (time_diff(msg, cap, where, &p->attach_instant, &q->attach_instant))
+        return 1;
+    snprintf(where, sizeof where, "volume %zu attachment %zu deleteOnTermination", i, k);
+    return int_diff(msg, cap, where, !!(p->present & HB_VOL_HAS_DELETE_ON_TERMINATION),
+                    p->delete_on_termination, !!(q->present & HB_VOL_HAS_DELETE_ON_TERMINATION),
+                    q->delete_on_termination);
+}
+
+/* Volume i, x against y, whole: 1 after describing the first difference in msg, else 0. */
+static int volume_diff(char *msg, size_t cap, size_t i, const hb_volume *x, const hb_volume *y)
+{
+    char where[96];
+    if (volume_fields_diff(msg, cap, i, x, y))
+        return 1;
+    if (x->nattachments != y->nattachments) {
+        snprintf(msg, cap, "volume %zu: %zu attachments vs %zu", i, x->nattachments,
+                 y->nattachments);
+        return 1;
+    }
+    for (size_t k = 0; k < x->nattachments; k++)
+        if (attachment_diff(msg, cap, i, k, x->attachments[k], y->attachments[k]))
+            return 1;
+    if (x->ntags != y->ntags) {
+        snprintf(msg, cap, "volume %zu: %zu tags vs %zu", i, x->ntags, y->ntags);
+        return 1;
+    }
+    for (size_t k = 0; k < x->ntags; k++) {
+        snprintf(where, sizeof where, "volume %zu tag %zu key", i, k);
+        if (str_diff(msg, cap, where, &x->tags[k]->key, &y->tags[k]->key))
+            return 1;
+        snprintf(where, sizeof where, "volume %zu tag %zu value", i, k);
+        if (str_diff(msg, cap, where, &x->tags[k]->value, &y->tags[k]->value))
+            return 1;
+    }
+    return 0;
+}
+
+int hb_volumes_compare(const hb_volumes *a, const hb_volumes *b, char *msg, size_t cap)
+{
+    if (str_diff(msg, cap, "requestId", &a->request_id, &b->request_id) ||
+        str_diff(msg, cap, "nextToken", &a->next_token, &b->next_token))
+        return 1;
+    if (a->nvolumes != b->nvolumes) {
+        snprintf(msg, cap, "%zu volumes vs %zu", a->nvolumes, b->nvolumes);
+        return 1;
+    }
+    for (size_t i = 0; i < a->nvolumes; i++)
+        if (volume_diff(msg, cap, i, a->volumes[i], b->volumes[i]))
+            return 1;
     if (cap)
         msg[0] = '\0';
     return 0;

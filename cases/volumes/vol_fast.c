@@ -527,6 +527,50 @@ static size_t fx_put_utf8(uint32_t cp, char *out)
     return 4;
 }
 
+/* The character reference at p ("&#", q just after it): decimal, or hexadecimal after "&#x", to
+ * a valid XML Char. Writes its UTF-8 to out (4 bytes room) and its length to *n; returns the byte
+ * after ';' or NULL with the error recorded. Inlined: fx_reference's own branch, apart for length
+ * only. */
+static inline __attribute__((always_inline)) const uint8_t *
+fx_char_reference(fx *x, const uint8_t *p, const uint8_t *q, char *out, size_t *n)
+{
+    const uint8_t *end = x->end;
+    uint32_t cp = 0;
+    int hex = q < end && *q == 'x', digits = 0;
+    if (hex)
+        q++;
+    for (; q < end; q++, digits++) {
+        uint32_t d;
+        if (*q >= '0' && *q <= '9')
+            d = (uint32_t)(*q - '0');
+        else if (hex && *q >= 'a' && *q <= 'f')
+            d = (uint32_t)(*q - 'a' + 10);
+        else if (hex && *q >= 'A' && *q <= 'F')
+            d = (uint32_t)(*q - 'A' + 10);
+        else
+            break;
+        cp = cp * (hex ? 16 : 10) + d;
+        if (cp > 0x10ffff)
+            cp = 0x110000; /* stays invalid */
+    }
+    if (q == end) {
+        fx_fail(x, p, HB_ETRUNC, "document ends inside a character reference");
+        return NULL;
+    }
+    if (!digits || *q != ';') {
+        fx_fail(x, q, HB_EPARSE, "malformed character reference");
+        return NULL;
+    }
+    int ok = cp == 0x9 || cp == 0xa || cp == 0xd || (cp >= 0x20 && cp <= 0xd7ff) ||
+             (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+    if (!ok) {
+        fx_fail(x, p, HB_EPARSE, "reference to invalid character number");
+        return NULL;
+    }
+    *n = fx_put_utf8(cp, out);
+    return q + 1;
+}
+
 /* A reference at p ('&'): the five predefined entities or a character reference. Writes its
  * UTF-8 to out (4 bytes room) and its length to *n; returns the byte after ';' or NULL with the
  * error recorded. */
@@ -550,43 +594,8 @@ static const uint8_t *fx_reference(fx *x, const uint8_t *p, char *out, size_t *n
             return q + len;
         }
     }
-    if (q < end && *q == '#') {
-        q++;
-        uint32_t cp = 0;
-        int hex = q < end && *q == 'x', digits = 0;
-        if (hex)
-            q++;
-        for (; q < end; q++, digits++) {
-            uint32_t d;
-            if (*q >= '0' && *q <= '9')
-                d = (uint32_t)(*q - '0');
-            else if (hex && *q >= 'a' && *q <= 'f')
-                d = (uint32_t)(*q - 'a' + 10);
-            else if (hex && *q >= 'A' && *q <= 'F')
-                d = (uint32_t)(*q - 'A' + 10);
-            else
-                break;
-            cp = cp * (hex ? 16 : 10) + d;
-            if (cp > 0x10ffff)
-                cp = 0x110000; /* stays invalid */
-        }
-        if (q == end) {
-            fx_fail(x, p, HB_ETRUNC, "document ends inside a character reference");
-            return NULL;
-        }
-        if (!digits || *q != ';') {
-            fx_fail(x, q, HB_EPARSE, "malformed character reference");
-            return NULL;
-        }
-        int ok = cp == 0x9 || cp == 0xa || cp == 0xd || (cp >= 0x20 && cp <= 0xd7ff) ||
-                 (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
-        if (!ok) {
-            fx_fail(x, p, HB_EPARSE, "reference to invalid character number");
-            return NULL;
-        }
-        *n = fx_put_utf8(cp, out);
-        return q + 1;
-    }
+    if (q < end && *q == '#')
+        return fx_char_reference(x, p, q + 1, out, n);
     const uint8_t *name = q;
     while (q < end && (fx_class[*q] & C_NAME))
         q++;
@@ -897,19 +906,13 @@ static inline int fx_push_name(fx *x, const uint8_t *name, size_t len)
     return HB_OK;
 }
 
-/* A start tag at p ('<' then a name start): attributes checked and skipped; the element is opened
- * in the builder (and closed at once for an empty-element tag). Returns the byte after '>'. */
-static const uint8_t *fx_start_tag(fx *x, const uint8_t *p)
+/* The attributes of a start tag, from q (just after the element's name), if any: checked
+ * (whitespace before each, a name, '=', a quoted value; no name twice, at most FX_MAX_ATTS) and
+ * skipped. Returns where they end ('>', '/' or the end of the input, which the caller reports), or
+ * NULL with the error recorded. Inlined: fx_start_tag's own loop, apart for length only. */
+static inline __attribute__((always_inline)) const uint8_t *fx_attributes(fx *x, const uint8_t *q)
 {
-    const uint8_t *end = x->end, *name = p + 1;
-    const uint8_t *q = fx_name(x, name);
-    if (!q)
-        return NULL;
-    size_t nlen = (size_t)(q - name);
-    if (nlen > UINT32_MAX) {
-        fx_fail(x, name, HB_EPARSE, "unsupported: name too long");
-        return NULL;
-    }
+    const uint8_t *end = x->end;
     const uint8_t *att_name[FX_MAX_ATTS];
     size_t att_len[FX_MAX_ATTS], natts = 0;
     for (;;) {
@@ -961,6 +964,25 @@ static const uint8_t *fx_start_tag(fx *x, const uint8_t *p)
         if (q == end)
             break;
     }
+    return q;
+}
+
+/* A start tag at p ('<' then a name start): attributes checked and skipped; the element is opened
+ * in the builder (and closed at once for an empty-element tag). Returns the byte after '>'. */
+static const uint8_t *fx_start_tag(fx *x, const uint8_t *p)
+{
+    const uint8_t *end = x->end, *name = p + 1;
+    const uint8_t *q = fx_name(x, name);
+    if (!q)
+        return NULL;
+    size_t nlen = (size_t)(q - name);
+    if (nlen > UINT32_MAX) {
+        fx_fail(x, name, HB_EPARSE, "unsupported: name too long");
+        return NULL;
+    }
+    q = fx_attributes(x, q);
+    if (!q)
+        return NULL;
     if (q == end || (*q == '/' && end - q < 2)) {
         fx_fail(x, p, HB_ETRUNC, "document ends inside a tag");
         return NULL;
@@ -1043,6 +1065,26 @@ static const uint8_t *fx_end_tag(fx *x, const uint8_t *p)
     return q + 1;
 }
 
+/* The value of the XML declaration's pseudo-attribute which (0 version, 1 encoding, 2
+ * standalone): the vl bytes at v. 1 when allowed, else 0 with the error recorded. */
+static int fx_decl_value_ok(fx *x, int which, const uint8_t *v, size_t vl)
+{
+    int ok;
+    if (which == 0)
+        ok = hb_vol_version_ok((const char *)v, vl);
+    else if (which == 1)
+        ok = vl == 5 && (v[0] | 0x20) == 'u' && (v[1] | 0x20) == 't' && (v[2] | 0x20) == 'f' &&
+             v[3] == '-' && v[4] == '8';
+    else
+        ok = (vl == 3 && memcmp(v, "yes", 3) == 0) || (vl == 2 && memcmp(v, "no", 2) == 0);
+    if (!ok)
+        fx_fail(x, v, HB_EPARSE,
+                which == 1   ? "unsupported: an encoding other than UTF-8"
+                : which == 0 ? HB_VOL_VERSION_REASON
+                             : "XML declaration not well-formed");
+    return ok;
+}
+
 /* The XML declaration at p ("<?xml" S): version 1.0, encoding UTF-8 (any case) or none,
  * standalone yes or no. Returns the byte after "?>". */
 static const uint8_t *fx_xml_decl(fx *x, const uint8_t *p)
@@ -1096,22 +1138,8 @@ static const uint8_t *fx_xml_decl(fx *x, const uint8_t *p)
             fx_fail(x, p, HB_ETRUNC, "document ends inside the XML declaration");
             return NULL;
         }
-        size_t vl = (size_t)(ve - v);
-        int ok;
-        if (which == 0)
-            ok = hb_vol_version_ok((const char *)v, vl);
-        else if (which == 1)
-            ok = vl == 5 && (v[0] | 0x20) == 'u' && (v[1] | 0x20) == 't' && (v[2] | 0x20) == 'f' &&
-                 v[3] == '-' && v[4] == '8';
-        else
-            ok = (vl == 3 && memcmp(v, "yes", 3) == 0) || (vl == 2 && memcmp(v, "no", 2) == 0);
-        if (!ok) {
-            fx_fail(x, v, HB_EPARSE,
-                    which == 1   ? "unsupported: an encoding other than UTF-8"
-                    : which == 0 ? HB_VOL_VERSION_REASON
-                                 : "XML declaration not well-formed");
+        if (!fx_decl_value_ok(x, which, v, (size_t)(ve - v)))
             return NULL;
-        }
         next = which + 1;
         q = ve + 1;
         if (next == 3) {

@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+from .files import point_latest, write_json_atomic
+from .listing import list_benchmarks
 from .manifest import Manifest, ManifestError
 
 SCHEMA = "hotbench-alloc/1"
@@ -61,12 +63,8 @@ def _probe(hotbench, name, flt):
     """(True, None) when hotbench runs under allocator name, else (False, its message): hotbench
     lists the selected benchmarks under it (exit 2: a missing library, its file pattern and
     scripts/deps.sh named)."""
-    p = subprocess.run([hotbench, "--hb_allocator=" + name, "--benchmark_list_tests",
-                        "--benchmark_filter=" + flt], capture_output=True, text=True)
-    if p.returncode == 0:
-        return True, None
-    lines = [x for x in (p.stderr + p.stdout).splitlines() if x.strip()]
-    return False, (lines[-1] if lines else "hotbench exited %d" % p.returncode)
+    got = list_benchmarks(hotbench, "--hb_allocator=" + name, "--benchmark_filter=" + flt)
+    return (True, None) if got.ok else (False, got.message)
 
 
 def _calibrate(hotbench):
@@ -229,16 +227,9 @@ def write(doc, runs_dir, latest, path=None):
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         path = os.path.join(runs_dir, "%s-%s.alloc.json" % (stamp, doc["revision"]))
     final = path
-    os.makedirs(os.path.dirname(os.path.abspath(final)), exist_ok=True)
-    with open(final + ".tmp", "w") as f:
-        json.dump(doc, f, indent=1)
-    os.replace(final + ".tmp", final)
+    write_json_atomic(final, doc)
     if any(r["exit_status"] == 0 and r["run"] for r in doc["runs"]):
-        rel = os.path.relpath(final, os.path.dirname(os.path.abspath(latest)))
-        if os.path.lexists(latest + ".tmp"):
-            os.remove(latest + ".tmp")
-        os.symlink(rel, latest + ".tmp")
-        os.replace(latest + ".tmp", latest)
+        point_latest(latest, final)
     return final
 
 

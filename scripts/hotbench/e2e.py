@@ -15,7 +15,6 @@ import datetime
 import hashlib
 import json
 import os
-import platform
 import re
 import shutil
 import socket
@@ -25,6 +24,9 @@ import tempfile
 import time
 import zlib
 
+from . import machine
+from .files import point_latest, write_json_atomic
+from .git import git
 from .manifest import Manifest, ManifestError
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -578,21 +580,15 @@ def _cmake_cache(build, key):
     return v.split("=", 1)[1].strip() if v and "=" in v else None
 
 
-def _git(*args):
-    p = subprocess.run(["git", "-C", TOP] + list(args), capture_output=True, text=True)
-    return p.stdout.strip() if p.returncode == 0 else None
-
-
 def context(s, info):
-    mem = _first_line("/proc/meminfo", "MemTotal")
     return {
         "date": info["date"], "stamp": info["stamp"],
         "git_revision": info["rev"], "git_sha": info["sha"],
         "hyperfine_version": info["hf"], "host": socket.gethostname(),
-        "kernel": platform.release(),
-        "cpu": _first_line("/proc/cpuinfo", "model name") or platform.processor(),
+        "kernel": machine.kernel(),
+        "cpu": machine.cpu_model(),
         "num_cpus": os.cpu_count(),
-        "mem_total_bytes": int(mem.split()[0]) * 1024 if mem else None,
+        "mem_total_bytes": machine.memory_bytes(),
         "load_avg_start": info["load"], "load_avg_end": list(os.getloadavg()),
         "build_dir": s.tools.build, "build_type": _cmake_cache(s.tools.build, "CMAKE_BUILD_TYPE"),
         "sanitize": _cmake_cache(s.tools.build, "HB_SANITIZE"),
@@ -607,14 +603,7 @@ def context(s, info):
 
 def write_json(s, final, info):
     doc = {"context": context(s, info), "groups": s.groups}
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(final), prefix=".e2e-", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, final)
+    write_json_atomic(final, doc)
 
 
 def print_medians(groups):
@@ -679,11 +668,7 @@ def finish(s, final, partial):
         log("done in %d s: %s (a partial or unverified run: --only, --size or --no-verify; %s "
             "still points to the last complete run)" % (secs, final, link))
     elif not s.failed:
-        tmp = link + ".tmp"
-        if os.path.lexists(tmp):
-            os.remove(tmp)
-        os.symlink(os.path.join("runs", os.path.basename(final)), tmp)
-        os.replace(tmp, link)
+        point_latest(link, final)
         log("done in %d s: %s (%s points to it)" % (secs, final, link))
     else:
         log("done in %d s: %s; a command FAILED (see above), so %s still points to the last "
@@ -704,9 +689,9 @@ def main(argv=None):
     if (_cmake_cache(tools.build, "HB_SANITIZE") or "").lower() in ("on", "1", "true", "yes"):
         log("WARNING: %s/ is a sanitizer build (HB_SANITIZE=ON): its times are not hotbench's"
             % tools.build)
-    sha = _git("rev-parse", "--short=12", "HEAD") or "nogit"
+    sha = git(TOP, "rev-parse", "--short=12", "HEAD") or "nogit"
     now = datetime.datetime.now(datetime.timezone.utc)
-    info = {"sha": sha, "rev": _git("describe", "--always", "--dirty", "--abbrev=12") or "unknown",
+    info = {"sha": sha, "rev": git(TOP, "describe", "--always", "--dirty", "--abbrev=12") or "unknown",
             "stamp": now.strftime("%Y%m%dT%H%M%SZ"), "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "load": list(os.getloadavg()),
             "hf": subprocess.run(["hyperfine", "--version"], capture_output=True,

@@ -15,7 +15,7 @@ style (hotbench.style).
 
 From the command line (for a look, or to debug):
 
-    /usr/bin/python3 scripts/e2e_report.py [E2E.json [RUN.json]] [--out DIR] [--prefix P]
+    cd scripts && /usr/bin/python3 -m hotbench.e2e_report [E2E.json [RUN.json]] [--out DIR] [--prefix P]
 
 prints the section; the defaults are results/e2e-latest.json, results/latest.json and
 results/charts. Run it under Debian's /usr/bin/python3 (python3-matplotlib, python3-numpy).

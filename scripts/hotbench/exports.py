@@ -38,12 +38,12 @@ The run JSON itself stays exactly as google-benchmark wrote it (its tools read i
     python3 -m hotbench.exports RUN.json [OUT_DIR]   (from scripts/) exports an existing run
 """
 
-import json
 import math
 import os
 import statistics
 import sys
 
+from .files import write_json_atomic
 from .runjson import Run
 
 GAB_UNIT = "ns/iter"
@@ -172,16 +172,7 @@ def compare_gab(rows):
 def write_json(path, doc):
     """Writes doc to path atomically (a temporary file, then a rename), NaN refused: raises
     ValueError on a non-finite float, OSError when the folder is not writable."""
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    try:
-        with open(tmp, "w") as f:
-            json.dump(doc, f, indent=1, sort_keys=True, allow_nan=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return path
+    return write_json_atomic(path, doc, indent=1, sort_keys=True, allow_nan=False)
 
 
 def exports_dir(run_path):
@@ -225,19 +216,6 @@ def write_compare_exports(rows, out_dir):
     Raises ValueError/OSError from write_json (the compare's other outputs raise alike)."""
     return (write_json(os.path.join(out_dir, "bmf.json"), compare_bmf(rows)),
             write_json(os.path.join(out_dir, "gab.json"), compare_gab(rows)))
-
-
-def gate_bmf(run, ir, path):
-    """The gate's bmf.json (gate/measure.py through gate/export.py): run as
-    gate.measurement.load_run returns ({"rows": {name: {"t": [CPU s], "wall": [s]}}}), ir as
-    gate.callgrind writes ({"benchmarks": {name: {"per_iteration": n}}}); latency, cpu-time and
-    instructions per benchmark, written to path."""
-    figures = {name: {"cpu": [s * 1e9 for s in _finite(row.get("t", []))],
-                      "wall": [s * 1e9 for s in _finite(row.get("wall", []))]}
-               for name, row in run["rows"].items()}
-    counts = {name: v.get("per_iteration") for name, v in (ir or {}).get("benchmarks",
-                                                                          {}).items()}
-    return write_json(path, figures_bmf(figures, counts))
 
 
 def main(argv):

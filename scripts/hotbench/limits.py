@@ -5,7 +5,7 @@ of its probe row and of its ceiling's, counted under valgrind's callgrind (schem
 The groups and rows come from the manifest's "limits" entries (docs/manifest.md): per group the
 strategy, the ceiling and the probe arguments. harness/hb_shim.cc counts the timed loop alone
 under callgrind (HB_CALLGRIND) and labels each benchmark's dump "hb:<group>/<strategy>|<args>|
-<iterations>" (hotbench.gate.callgrind reads the same dumps for the CI gate). Bytes and items
+<iterations>" (hotbench.callgrind reads the same dumps for the compare's instruction check). Bytes and items
 per iteration are the run's own bytes_per_second and items_per_second times its seconds per
 iteration, so no case's units are known here.
 
@@ -20,8 +20,7 @@ import shutil
 import subprocess
 import tempfile
 
-from .gate.callgrind import dumps_by_name, names_by_args
-from .gate.measurement import load_run
+from .callgrind import dumps_by_name, names_by_args
 from .runjson import Run
 
 SCHEMA = "hotbench-limits/1"
@@ -144,7 +143,7 @@ def measure(hotbench, manifest, profile="quick", groups=None, probe=None, log=pr
         out_json, cmd = run_callgrind(hotbench, valgrind, work, profile, benchmark_filter(sel),
                                       log)
         run = Run(out_json)
-        counts = dumps_by_name(work, names_by_args(load_run(out_json)))
+        counts = dumps_by_name(work, names_by_args(out_json))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not counts:

@@ -145,7 +145,8 @@ class Manifest:
         if not text:
             raise ManifestError(
                 "%s carries no manifest (context.hb_manifest): it predates hotbench-manifest/1; "
-                "upgrade it with scripts/upgrade_run.py, or rerun it" % origin)
+                "rerun it, or upgrade it with scripts/upgrade_run.py of hotbench revision 23eba03 "
+                "(the last that has it)" % origin)
         if not isinstance(text, str):
             raise ManifestError("%s: context.hb_manifest is not a string of JSON" % origin)
         try:

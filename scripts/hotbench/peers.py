@@ -25,8 +25,9 @@ import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 
+from .files import point_latest, write_json_atomic
+from .git import git, short_revision
 from .manifest import Manifest, ManifestError
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -244,8 +245,7 @@ def missing(driver, timing):
 def context(quick, manifest, active):
     """The JSON's context: the machine, the tools, and each running driver's own context()."""
     ctx = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "git_revision": first_line(["git", "-C", TOP, "describe", "--always", "--dirty",
-                                       "--abbrev=12"]),
+           "git_revision": git(TOP, "describe", "--always", "--dirty", "--abbrev=12"),
            "host": platform.node(), "nproc": os.cpu_count(),
            "python": platform.python_version(),
            "hyperfine": first_line(["hyperfine", "--version"]), "quick": quick}
@@ -263,25 +263,12 @@ def context(quick, manifest, active):
 def write_results(doc, link):
     runs = os.path.join(TOP, "results", "runs")
     os.makedirs(runs, exist_ok=True)
-    sha = subprocess.run(["git", "-C", TOP, "rev-parse", "--short=12", "HEAD"],
-                         capture_output=True, text=True).stdout.strip() or "nogit"
+    sha = short_revision(TOP)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     final = os.path.join(runs, "%s-%s-peers.json" % (stamp, sha))
-    fd, tmp = tempfile.mkstemp(dir=runs, prefix=".peers-", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(doc, f, indent=1)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide the results from other users
-    os.rename(tmp, final)
-    if not link:
-        return final
-    link = os.path.join(TOP, "results", "peers-latest.json")
-    tmp_link = link + ".tmp"
-    if os.path.lexists(tmp_link):
-        os.remove(tmp_link)
-    os.symlink(os.path.join("runs", os.path.basename(final)), tmp_link)
-    os.replace(tmp_link, link)
+    write_json_atomic(final, doc)
+    if link:
+        point_latest(os.path.join(TOP, "results", "peers-latest.json"), final)
     return final
 
 

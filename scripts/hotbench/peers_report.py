@@ -15,6 +15,7 @@ For the drivers: CRun, fmt_s, ratio and bars (the horizontal bar chart of peers 
 """
 import json
 import os
+import sys
 
 from .manifest import Manifest, ManifestError
 from .peers import TOP, drivers, load_driver
@@ -207,7 +208,7 @@ def section(peers_json_path, run_json_path_or_None, outdir, link_prefix=None):
 def main(argv=None):
     import argparse
     ap = argparse.ArgumentParser(
-        prog='scripts/peers_report.py',
+        prog='python3 -m hotbench.peers_report',
         description='The peers section of the report (scripts/peers.py\'s JSON beside the C '
         'strategies of a run JSON), printed as Markdown; its charts go into OUTDIR.',
         epilog=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -220,3 +221,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     print(section(a.peers, a.run, a.outdir))
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,9 +11,9 @@ with # and blank lines are ignored. A malformed line or an unknown revision stop
 
 import os
 import re
-import subprocess
 
 from .errors import die
+from ..git import is_ancestor, show
 from .revisions import WORKTREE, git
 
 PATH = "results/accepted-slowdowns.tsv"
@@ -29,17 +29,10 @@ def read_lines(root, head_commit):
         with open(path) as f:
             text = f.read()
     else:
-        p = subprocess.run(["git", "-C", root, "show", "%s:%s" % (head_commit, PATH)],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
+        text = show(root, head_commit, PATH)
+        if text is None:
             return []
-        text = p.stdout
     return list(enumerate(text.splitlines(), 1))
-
-
-def is_ancestor(root, a, b):
-    return subprocess.run(["git", "-C", root, "merge-base", "--is-ancestor", a, b],
-                          capture_output=True).returncode == 0
 
 
 def applicable(root, base_commit, head_commit):
@@ -75,6 +68,13 @@ def apply(rows, lines):
             continue
         for rx, sha, reason, where in lines:
             if rx.search(r["name"]):
-                r["verdict"] = "accepted"
-                r["check"] += "; accepted by %s (%s): %s" % (where, sha[:12], reason)
+                mark(r, "accepted by %s (%s): %s" % (where, sha[:12], reason))
                 break
+
+
+def mark(row, text):
+    """Makes a regressed row accepted, text (which line accepts it) added to its check and kept
+    in row["accepted"] (compare.json: a merge of shards marks the row again, merge.py)."""
+    row["verdict"] = "accepted"
+    row["accepted"] = text
+    row["check"] += "; " + text

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 
+from ..git import is_ancestor, run as git_run
 from .notbuilt import not_built_of, rel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -65,13 +66,12 @@ def say(msg, stream=None):
 def git(*args, check=True):
     """Runs git in the repository (ROOT) and returns its stdout stripped. Errors: BisectError
     with git's message when it fails and check is true; with check false, None on failure."""
-    p = subprocess.run(["git", "-C", ROOT] + list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    if p.returncode != 0:
+    rc, out, err = git_run(ROOT, *args)
+    if rc != 0:
         if not check:
             return None
-        raise BisectError("git %s failed: %s" % (" ".join(args), p.stderr.strip()))
-    return p.stdout.strip()
+        raise BisectError("git %s failed: %s" % (" ".join(args), err.strip()))
+    return out.strip()
 
 
 def resolve(name, rev):
@@ -97,8 +97,7 @@ def check_range(good, bad, args):
     if good == bad:
         raise BisectError("GOOD=%s and BAD=%s are the same commit %s"
                           % (args.good, args.bad, good[:12]))
-    ancestor = subprocess.run(["git", "-C", ROOT, "merge-base", "--is-ancestor", good, bad])
-    if ancestor.returncode != 0:
+    if not is_ancestor(ROOT, good, bad):
         raise BisectError("GOOD=%s (%s) is not an ancestor of BAD=%s (%s): git bisect needs "
                           "GOOD in BAD's history" % (args.good, good[:12], args.bad, bad[:12]))
 

@@ -4,13 +4,12 @@ params, checks (dicts kind, verdict, text), time (the time verdict that stands),
 
 import concurrent.futures
 import os
-import subprocess
 
 import numpy as np
 
-from ..gate.callgrind import measure_instructions
-from ..gate.measure import run_cmd
-from ..gate.stats import in_view
+from ..callgrind import measure_instructions
+from ..fit import PowerFit
+from ..listing import list_benchmarks
 from .trials import Samples, interleaved, names_filter
 from .verdicts import (ORDER, combine, describe_time, instructions_verdict, pct, repeated,
                        time_verdict)
@@ -128,15 +127,13 @@ def run_unbudgeted(row, screen, arms, settings, opts, trials_dir, rng, log):
 
 def listed(binary, bfilter):
     """The benchmark names hotbench lists for bfilter (--benchmark_list_tests: nothing runs)."""
-    p = subprocess.run([binary, "--hb_profile=full", "--benchmark_list_tests",
-                        "--benchmark_filter=" + bfilter], capture_output=True, text=True)
-    return set(p.stdout.split()) if p.returncode == 0 else set()
+    return set(list_benchmarks(binary, "--hb_profile=full", "--benchmark_filter=" + bfilter).names)
 
 
 def ir_selection(arms, manifest, opts):
     """The callgrind selection: --ir-filter, else the manifest's gate.ir_select, narrowed to
     the benchmarks --filter selects when one is given. None when it selects nothing."""
-    from ..gate.settings import selection_filter
+    from ..selection import selection_filter
     if opts.ir_filter:
         return opts.ir_filter
     ir_filter = selection_filter(manifest, "ir_select")
@@ -153,7 +150,7 @@ def count_arms(arms, settings, ir_filter, logdir, suffix, log):
     def count(arm):
         s = dict(settings, ir_filter=ir_filter, env=dict(settings["env"], **arm.env))
         return measure_instructions(arm.binary, logdir, s, {}, "-" + arm.label + suffix,
-                                    lambda m: None, run_cmd)
+                                    lambda m: None)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(arms)) as pool:
         irs = dict(zip([a.label for a in arms], pool.map(count, arms)))
@@ -209,12 +206,20 @@ def instructions(rows, arms, settings, manifest, opts, out_dir, log):
 
 
 def fit_exponent(points):
-    """The slope k of log t = a + k log N over (N, t) points, or None for fewer than 3 sizes."""
-    if len({n for n, _ in points}) < 3:
-        return None
-    x = np.log([n for n, _ in points])
-    y = np.log([t for _, t in points])
-    return float(np.polyfit(x, y, 1)[0])
+    """The exponent k of t = b*N^k over (N, t) points, fitted as the report fits it
+    (hotbench.fit.PowerFit without its constant: least squares of log t on each size's median),
+    or None for fewer than 3 sizes or a failed fit."""
+    f = PowerFit([n for n, _ in points], [t for _, t in points], with_constant=False)
+    return f.k if f.ok else None
+
+
+def in_view(row, view):
+    """Whether a row (dict with params) lies on a manifest view's series: x among its
+    arguments, positive (a power law's logarithm needs it), the other arguments at the view's
+    fixed values."""
+    x = row["params"].get(view["x"])
+    return (isinstance(x, (int, float)) and x > 0
+            and all(row["params"].get(k) == v for k, v in view["fixed"].items()))
 
 
 def view_points(samples, label, family, view):
@@ -246,27 +251,44 @@ def complexity(rows, samples, manifest, opts, rise=0.3):
                 continue
             largest = max(base, key=lambda n: base[n][0])
             row = rows.get(largest)
-            text = "complexity: exponent along %s %.2f -> %.2f" % (view["x"], kb, kh)
-            if row and row.get("time") and row["time"]["verdict"] == "regressed":
-                add(row, "complexity", "regressed", text)
-            elif row:
-                row["note"] = (row["note"] + "; " if row["note"] else "") + text + \
-                    " (no size confirmed slower)"
+            if row:
+                label_complexity(row, "complexity: exponent along %s %.2f -> %.2f" % (
+                    view["x"], kb, kh))
+
+
+def label_complexity(row, text):
+    """A higher exponent (text) of row's strategy: a complexity check labelling row's time
+    regression, or only a note where its time is not regressed."""
+    if row.get("time") and row["time"]["verdict"] == "regressed":
+        add(row, "complexity", "regressed", text)
+    else:
+        row["note"] = (row["note"] + "; " if row["note"] else "") + text + \
+            " (no size confirmed slower)"
+
+
+def settle(row):
+    """Sets row's verdict and check (verdicts.combine) and its figures from its time verdict:
+    ratio, ci, p, n_base, n_head and the medians."""
+    combine(row)
+    tv = row.get("time") or {}
+    row["ratio"], row["ci"], row["p"] = tv.get("ratio"), tv.get("ci"), tv.get("p")
+    row["n_base"], row["n_head"] = tv.get("n_base"), tv.get("n_head")
+    if tv.get("base_s") or tv.get("head_s"):
+        row["base_s"], row["head_s"] = tv.get("base_s"), tv.get("head_s")
+    return row
+
+
+def in_order(rows):
+    """rows (a list) sorted in verdict order (ORDER), then by name."""
+    return sorted(rows, key=lambda r: (ORDER.index(r["verdict"]), r["name"]))
 
 
 def finish(rows):
-    """The rows as a list in verdict order (ORDER), then by name; each with its verdict and
-    check (verdicts.combine) and its medians."""
+    """The rows as a list in verdict order (ORDER), then by name; each settled (settle)."""
     out = []
     for row in rows.values():
-        combine(row)
-        tv = row.get("time") or {}
-        row["ratio"], row["ci"], row["p"] = tv.get("ratio"), tv.get("ci"), tv.get("p")
-        row["n_base"], row["n_head"] = tv.get("n_base"), tv.get("n_head")
-        if tv.get("base_s") or tv.get("head_s"):
-            row["base_s"], row["head_s"] = tv.get("base_s"), tv.get("head_s")
+        settle(row)
         row.pop("suspect", None)
         row.pop("budget_suspect", None)
         out.append(row)
-    out.sort(key=lambda r: (ORDER.index(r["verdict"]), r["name"]))
-    return out
+    return in_order(out)

@@ -18,7 +18,7 @@ import argparse
 import datetime
 import os
 
-from . import accepted, cpus, notbuilt, table
+from . import accepted, cpus, nobase, notbuilt, shards, table
 from .explain import hook as explain_hook, report as explain_report
 from ..history import live
 from .arms import Arm
@@ -109,6 +109,7 @@ def options(args):
               complexity=not args.no_complexity, seed=args.seed, copies=args.copies)
     try:
         kw["cpu"] = cpus.parse(args.cpu)
+        kw["shard"] = shards.parse(args.shard) if args.shard else None
     except ValueError as e:
         die(str(e))
     if args.budget_s is not None:
@@ -121,22 +122,16 @@ def options(args):
     return Options(**kw)
 
 
-def fallback_gate(args):
-    """A history of one commit: today's committed-baseline gate (scripts/gate.py ci)."""
-    print("compare: no base revision (a history of one commit and no $HB_BASE): falling back "
-          "to the committed baseline's gate (scripts/gate.py ci); its speed verdicts are "
-          "relative to another machine", flush=True)
-    from ..gate.cli import main as gate_main
-    return gate_main(["ci", "--build", os.path.join(ROOT, "build-ci")])
-
-
 def main(argv=None):
     args = parser().parse_args(argv)
     log = lambda m: print(m, flush=True)
     if args.ci and not args.base and not args.build:
         args.base = ci_base(log)
+        if not args.base and args.shard:
+            die("--shard %s: no base revision to compare with (a history of one commit and no "
+                "$HB_BASE); the committed baseline's gate does not shard" % args.shard)
         if not args.base:
-            return fallback_gate(args)
+            return nobase.record_head(ROOT, args, log)
     if not args.base and not args.build:
         die("give --base REV (or --build DIR to compare one binary in two environments)")
     out = args.out or os.path.join(ROOT, "results", "runs", datetime.datetime.now(
@@ -173,7 +168,8 @@ def parser():
     a("--base", help="the base revision (any git revision)")
     a("--head", help="the head revision (default: the working tree, uncommitted changes too)")
     a("--ci", action="store_true", help="make bench-ci: base = $HB_BASE, else HEAD's first "
-      "parent; with neither, the committed-baseline gate (scripts/gate.py ci)")
+      "parent; with neither (a history of one commit), the head's run is recorded into the "
+      "history and nothing is compared (exit 0)")
     a("--build", help="compare DIR/hotbench with itself (arms differ by --base-env/--head-env)")
     a("--head-build", metavar="DIR", help="the working tree's hotbench already built in DIR "
       "(instead of building build-rev/worktree/); with --build, the head's hotbench")
@@ -209,6 +205,9 @@ def parser():
     a("--no-explain", action="store_true", help="skip the per-function profiles of the "
       "strategies regressed or improved (compare.md's Where section, explain/<strategy>.svg)")
     a("--seed", type=int, help="seed of the ABBA orders (default: random)")
+    a("--shard", metavar="I/N", help="measure only the I-th of N parts of the selection, whole "
+      "strategies balanced by their expected time (one CI runner's part; make bench-ci-merge "
+      "joins the parts: docs/compare.md, Shards); default: all of it")
     a("--out", help="output folder (default results/runs/<UTC>-compare/)")
     live.add_options(ap)
     return ap

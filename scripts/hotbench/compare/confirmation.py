@@ -29,7 +29,8 @@ ANCHORS = 6
 def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, undecided=()):
     """Runs the confirmation of the suspects into samples (trials.Samples) and adds every
     timed row's time check. undecided: the sizes of undecided strategies measured beside them
-    (strategies.to_confirm; they decide only their strategy's summary line)."""
+    (strategies.to_confirm; they decide only their strategy's summary line). Returns record()
+    of the suspects."""
     suspects = sorted(n for n, r in rows.items() if r.get("suspect"))
     if suspects or undecided:
         anchors = anchor_names(rows, suspects + list(undecided))
@@ -41,6 +42,7 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, u
                                                  anchors), opts.confirm_blocks,
                     trials_dir, "confirm", samples, rng, log)
     judged = judge(rows, screen, samples, suspects, opts)
+    rec = record(rows, screen, samples, suspects)  # before the screening's verdicts go
     for name, row in rows.items():
         tv = judged.get(name, row.get("time"))
         if tv is None:
@@ -48,6 +50,24 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, u
         row["time"] = tv
         row["checks"].append(dict(kind="time", verdict=tv["verdict"], text=tv.get("text") or
                                   describe_time(tv, "interleaved")))
+    return rec
+
+
+def record(rows, screen, samples, suspects):
+    """compare.json's "confirmation": what judge() reads (called before the screening's
+    verdicts of the suspects are replaced), so that the tests of several shards
+    go through one Holm procedure as if one compare had made them (merge.py): {"alpha",
+    "tests": [{kind ("size" or "strategy"), name (a benchmark or a strategy), base, head
+    (lists of [copy, value]: CPU seconds, or a strategy's pooled values)}], "suspects":
+    [{name, family, screen_ratio (the screening's estimate), screen: {base, head} (its
+    screening's CPU seconds)}]}."""
+    families = by_strategy(rows, suspects)
+    tests_ = [dict(kind=kind, name=name, base=[list(x) for x in b], head=[list(x) for x in h])
+              for (kind, name), (b, h) in sorted(tests(suspects, families, samples).items())]
+    return dict(alpha=ALPHA, tests=tests_, suspects=[
+        dict(name=n, family=rows[n]["family"], screen_ratio=rows[n]["time"]["ratio"],
+             screen={lb: screen.values(lb, n) for lb in ("base", "head")})
+        for n in suspects])
 
 
 def judge(rows, screen, samples, suspects, opts):

@@ -81,6 +81,12 @@ def process_seconds(names, rows, min_time, repetitions, measured=None, each=None
     return timed, over
 
 
+def callgrind_seconds(t):
+    """Seconds one benchmark of t seconds an iteration adds to a callgrind run (the model
+    above, valgrind's start aside)."""
+    return C_BENCH + CALLGRIND_SLOWDOWN * (1 + model.C_T) * t
+
+
 def kept(names, rows, max_iteration_s, measured=None):
     """The names the probe keeps: those at no more than max_iteration_s an iteration (measured,
     else recorded; an unrecorded one is kept)."""
@@ -119,8 +125,7 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0):
     if ir_names:
         ts = [(measured or {}).get(n, rows[n]["t"] if n in rows and not rows[n]["skipped"]
                                    else 0.0) for n in ir_names]
-        callgrind = VALGRIND_START_S + sum(
-            C_BENCH + CALLGRIND_SLOWDOWN * (1 + model.C_T) * t for t in ts) * pace
+        callgrind = VALGRIND_START_S + sum(callgrind_seconds(t) for t in ts) * pace
     probe = pt + po * pace
     base = probe + screening + callgrind
     return {"probe": probe, "screening": screening, "confirmation": confirmation,

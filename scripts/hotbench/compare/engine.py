@@ -18,6 +18,7 @@ Verification runs first in every process (hotbench's harness): a benchmark that 
 head fails the compare. Verdicts: verdicts.py.
 """
 
+import copy
 import json
 import os
 import random
@@ -25,8 +26,8 @@ import time
 
 from .. import estimate
 from ..manifest import Manifest, ManifestError
-from ..gate.settings import SETTINGS, selection_filter
-from . import checks, confirmation, copies, duration, strategies, toolchain, witness
+from ..selection import BUDGET_S, MALLOC_ENV, PROFILE, selection_filter
+from . import checks, confirmation, copies, duration, shards, strategies, toolchain, witness
 from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
@@ -46,7 +47,8 @@ class Options:
     pinning) or a CPU number; seed: the ABBA orders' random seed (None: from the clock);
     reference_run: the recorded run JSON the expected duration is priced from (None:
     results/reference/run.json of this checkout; duration.py); copies: how many separately
-    written copies of its binary each arm runs from (copies.py; 0: the binary itself)."""
+    written copies of its binary each arm runs from (copies.py; 0: the binary itself); shard:
+    (i, n) to measure only the i-th of n parts of the selection (shards.py), None for all."""
 
     def __init__(self, **kw):
         self.filter = None
@@ -55,7 +57,7 @@ class Options:
         self.confirm_blocks = 5
         self.min_time = 0.01
         self.repetitions = 2
-        self.budget_s = SETTINGS["budget_s"]
+        self.budget_s = BUDGET_S
         self.max_iteration_s = 0.1
         self.min_effect = 0.02
         self.ir_tolerance = 0.02
@@ -67,6 +69,7 @@ class Options:
         self.seed = None
         self.reference_run = None
         self.copies = copies.COPIES
+        self.shard = None
         for k, v in kw.items():
             if not hasattr(self, k):
                 raise TypeError("unknown option %r" % k)
@@ -74,8 +77,17 @@ class Options:
 
     def settings(self):
         """The settings of a process (trials.command): profile, budget, min_time, env."""
-        return dict(profile=SETTINGS["profile"], budget_s=self.budget_s, min_time=self.min_time,
-                    repetitions=self.repetitions, env=dict(SETTINGS["env"]), cpu=self.cpu)
+        return dict(profile=PROFILE, budget_s=self.budget_s, min_time=self.min_time,
+                    repetitions=self.repetitions, env=dict(MALLOC_ENV), cpu=self.cpu)
+
+    def recorded(self):
+        """The rest of the settings a verdict depends on, for compare.json's "settings" (a
+        merge of shards refuses shards whose settings differ: merge.py)."""
+        return dict(blocks=self.blocks, confirm_blocks=self.confirm_blocks,
+                    min_effect=self.min_effect, ir_tolerance=self.ir_tolerance,
+                    max_iteration_s=self.max_iteration_s, copies=self.copies,
+                    instructions=self.instructions, complexity=self.complexity,
+                    ir_filter=self.ir_filter, alpha=confirmation.ALPHA)
 
 
 class Result:
@@ -93,6 +105,8 @@ class Result:
         self.estimate = None  # the expected duration and the actual (expect(), run_compare)
         self.aa = None  # the copies' own spread (copy_floor)
         self.strategies = []  # one verdict per strategy (strategies.py)
+        self.confirmation = None  # what Holm's procedure read (confirmation.record)
+        self.shard = None  # the part of the selection measured (shards.cut), None for all
         self.recount()
 
     def recount(self):
@@ -139,16 +153,7 @@ def probe(base, settings, bfilter, trials_dir, opts, log):
 def expect(arms, manifest, bfilter, opts, log):
     """The compare's expected duration (duration.plan), logged before it measures; the plan, or
     None when hotbench lists nothing (the probe then says why)."""
-    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
-    path = opts.reference_run or os.path.join(top, "results", "reference", "run.json")
-    try:
-        with open(path) as f:
-            rows = estimate.run_rows(json.load(f), path)
-    except (OSError, ValueError) as e:
-        rows = {}
-        log("compare: no recorded run to price the benchmarks (%s): each at %.2f s" % (
-            e, estimate.C_ROW))
+    rows = reference_rows(opts, log)
     names = sorted(checks.listed(arms[0].binary, bfilter))
     if not names:
         return None
@@ -157,6 +162,56 @@ def expect(arms, manifest, bfilter, opts, log):
     p = duration.plan(names, ir_names, rows, opts)
     log("compare: expected " + duration.text(p))
     return dict(p, names=names, ir_names=ir_names, rows=rows)
+
+
+def reference_rows(opts, log):
+    """The recorded run's rows the compare prices its benchmarks from (estimate.run_rows of
+    opts.reference_run, else results/reference/run.json of this checkout); {} when it cannot
+    be read (logged)."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    path = opts.reference_run or os.path.join(top, "results", "reference", "run.json")
+    try:
+        with open(path) as f:
+            return estimate.run_rows(json.load(f), path)
+    except (OSError, ValueError) as e:
+        log("compare: no recorded run to price the benchmarks (%s): each at %.2f s" % (
+            e, estimate.C_ROW))
+        return {}
+
+
+def narrow(arms, manifest, bfilter, opts, log):
+    """opts.shard's part of the selection bfilter (shards.cut over the base's listing, priced
+    from the reference run): (a copy of opts measuring only that part, its filter; the record
+    for compare.json, with "filter": bfilter). An --ir-filter given is narrowed to the part
+    too (no callgrind run when it holds none of it)."""
+    index, count = opts.shard
+    names = sorted(checks.listed(arms[0].binary, bfilter))
+    ir_filter = checks.ir_selection(arms, manifest, opts) if opts.instructions else None
+    ir_names = sorted(checks.listed(arms[1].binary, ir_filter)) if ir_filter else []
+    part, record = shards.cut(names, ir_names, reference_rows(opts, log), opts, index, count)
+    record.update(filter=bfilter, ir_filter=opts.ir_filter, instructions=opts.instructions)
+    mine = copy.copy(opts)
+    mine.filter = names_filter(part)
+    if opts.ir_filter:
+        ir_part = sorted(set(ir_names) & set(part))
+        mine.ir_filter = names_filter(ir_part) if ir_part else None
+        mine.instructions = bool(ir_part)
+    log("compare: shard %d/%d: %d of the selection's %d benchmarks (%d of %d strategies; "
+        "selection sha256 %s)" % (index, count, len(part), len(names),
+                                  len(record["parts"][index - 1]),
+                                  sum(len(p) for p in record["parts"]),
+                                  record["selection_sha256"][:12]))
+    return mine, record
+
+
+def empty_shard(base, head, settings, shard, log):
+    """The Result of a shard that holds no strategy (more shards than strategies): no rows."""
+    log("compare: shard %d/%d holds no strategy: nothing to measure" % (shard["index"],
+                                                                         shard["count"]))
+    result = Result(base, head, [], 0.0, settings)
+    result.shard = shard
+    return result
 
 
 def interleaved_one(arm, settings, bfilter, trials_dir, samples):
@@ -197,6 +252,13 @@ def measure(base, head, opts, out_dir, log):
     bfilter = opts.filter or selection_filter(manifest, "select")
     if not bfilter:
         die("no group of the manifest selects anything for the gate (gate.select); give --filter")
+    shard = None
+    if opts.shard:
+        opts, shard = narrow((base, head), manifest, bfilter, opts, log)
+        bfilter = opts.filter
+        if not shard["parts"][shard["index"] - 1]:
+            return empty_shard(base, head, dict(settings, filter=bfilter, **opts.recorded()),
+                               shard, log)
     rng = random.Random(opts.seed)
     trials_dir = os.path.join(out_dir, "trials")
     screen = Samples()
@@ -222,8 +284,8 @@ def measure(base, head, opts, out_dir, log):
                     "screen", screen, rng, log)
         rows = checks.screen_rows(screen, opts, left_out)
         conf = Samples()
-        confirmation.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng, log,
-                             conf, strategies.to_confirm(rows, screen, opts))
+        holm = confirmation.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng,
+                                    log, conf, strategies.to_confirm(rows, screen, opts))
         checks.unbudgeted(rows, screen, (base, head), settings, opts, trials_dir, rng, log)
     except RunFailed as e:
         die(str(e))
@@ -233,8 +295,10 @@ def measure(base, head, opts, out_dir, log):
     if opts.complexity:
         checks.complexity(rows, screen, manifest, opts)
     rows = checks.finish(rows)
-    result = Result(base, head, rows, time.monotonic() - t0, dict(settings, filter=bfilter),
+    result = Result(base, head, rows, time.monotonic() - t0,
+                    dict(settings, filter=bfilter, **opts.recorded()),
                     screen.processes + conf.processes)
+    result.confirmation, result.shard = holm, shard
     result.toolchain = toolchain.compare(screen.context)
     result.aa = strategies.copy_floor(screen, rows)
     result.strategies = strategies.summarize(rows, screen, opts, conf)

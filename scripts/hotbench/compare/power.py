@@ -13,9 +13,10 @@ import json
 import os
 import re
 import statistics
-import subprocess
 
-from ..gate.settings import ere_escape
+from ..git import git
+from ..machine import cpu_model
+from ..selection import ere_escape
 
 # The goals the table is judged against (printed under it with pass/fail).
 GOAL_LEVEL = 0.05           # the slowdown that must be caught ...
@@ -166,21 +167,10 @@ def goals(lines, default_options):
 def machine(repo):
     """What the measurement ran on, now: {date, loadavg, nproc, cpu, git}. repo: the source tree
     (its git revision, "+dirty" when it has changes). Never fails: unknowns are None."""
-    cpu = None
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")),
-                       None)
-    except OSError:
-        pass
-    try:
-        rev = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "-uno"],
-                               capture_output=True, text=True).stdout.strip()
-        rev += "+dirty" if dirty else ""
-    except (OSError, subprocess.CalledProcessError):
-        rev = None
+    cpu = cpu_model() or None
+    rev = git(repo, "rev-parse", "--short", "HEAD")
+    if rev and git(repo, "status", "--porcelain", "-uno"):
+        rev += "+dirty"
     return dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 loadavg=[round(x, 2) for x in os.getloadavg()], nproc=os.cpu_count(), cpu=cpu,
                 git=rev)

@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 
+from ..git import git
 from .errors import die
 
 WORKTREE = "worktree"
@@ -88,12 +89,6 @@ def first_error(log_path, src=None, limit=2):
             out[:0] = [t.strip() for t in text[:i] if LINKER_RE.search(t)][:1]
         return out[:limit]
     return []
-
-
-def git(root, *args):
-    """git's stdout (stripped) run in root, or None when git fails."""
-    p = subprocess.run(["git", "-C", root] + list(args), capture_output=True, text=True)
-    return p.stdout.strip() if p.returncode == 0 else None
 
 
 def resolve(root, rev):

@@ -41,20 +41,26 @@ def copy_floor(samples, rows):
     """The screening's copy spread (the A/A) over the timed rows: {copies, rows, base: {median,
     p90, max, max_row}, head: likewise} as fractions, or None with fewer than 2 copies; each
     timed row gets row["copies"] = {label: {copy: median seconds}}."""
+    for r in rows:
+        if r.get("n_base") and r.get("n_head"):
+            r["copies"] = {lb: copy_medians(samples, lb, r["name"]) for lb in ("base", "head")}
+    return floor_of(rows)
+
+
+def floor_of(rows):
+    """copy_floor's figures from the rows' "copies" (those without are left out)."""
     spreads = {"base": [], "head": []}
     for r in rows:
-        if not r.get("n_base") or not r.get("n_head"):
+        if not r.get("copies"):
             continue
-        meds = {lb: copy_medians(samples, lb, r["name"]) for lb in spreads}
-        r["copies"] = meds
-        for lb, m in meds.items():
+        for lb, m in r["copies"].items():
             sp = spread(m)
             if sp is not None:
                 spreads[lb].append((sp, r["name"]))
     if not spreads["base"]:
         return None
-    out = dict(copies=max(len(r.get("copies", {}).get("base", {})) for r in rows), rows=len(
-        spreads["base"]))
+    out = dict(copies=max(len((r.get("copies") or {}).get("base", {})) for r in rows),
+               rows=len(spreads["base"]))
     for lb, sps in spreads.items():
         if not sps:
             out[lb] = dict(median=0.0, p90=0.0, max=0.0, max_row="none")
@@ -96,10 +102,13 @@ def summarize(rows, samples, opts, again=None):
     for r in rows:
         if r.get("family"):
             fams.setdefault(r["family"], []).append(r)
-    out = [strategy_line(fam, rs, samples, opts, again) for fam, rs in fams.items()]
+    return in_order([strategy_line(fam, rs, samples, opts, again) for fam, rs in fams.items()])
+
+
+def in_order(lines):
+    """Strategy lines sorted in verdict order, then by family."""
     rank = ORDER + ["undecided"]
-    out.sort(key=lambda s: (rank.index(s["verdict"]), s["family"]))
-    return out
+    return sorted(lines, key=lambda s: (rank.index(s["verdict"]), s["family"]))
 
 
 def strategy_line(family, rows, samples, opts, again=None):
@@ -110,8 +119,17 @@ def strategy_line(family, rows, samples, opts, again=None):
         pooled = {lb: samples.pooled(lb, timed) + (again.pooled(lb, timed) if again else [])
                   for lb in ("base", "head")}
         tv = time_verdict(pooled["base"], pooled["head"], opts.min_effect)
+    return line(family, rows, tv, opts)
+
+
+def line(family, rows, tv, opts):
+    """strategy_line's dict from its rows and tv, the time verdict of its sizes pooled (None
+    when no size was timed); "pooled" keeps tv's verdict and runs (compare.json: a merge of
+    shards makes the line again from it, merge.py)."""
+    timed = [r["name"] for r in rows if r.get("n_base") and r.get("n_head")]
     out = dict(family=family, sizes=len(rows), timed=len(timed),
-               ratio=tv and tv.get("ratio"), ci=tv and tv.get("ci"))
+               ratio=tv and tv.get("ratio"), ci=tv and tv.get("ci"),
+               pooled=tv and {k: tv.get(k) for k in ("verdict", "n_base", "n_head", "why")})
     verdicts = [r["verdict"] for r in rows]
     for v in ("failed", "regressed", "accepted", "improved"):
         hit = [r for r in rows if r["verdict"] == v]

@@ -137,15 +137,28 @@ def expected_text(result):
 def to_json(result):
     """compare.json's document."""
     keep = ("name", "family", "params", "verdict", "check", "ratio", "ci", "p", "base_s",
-            "head_s", "n_base", "n_head", "instructions", "note", "copies")
-    return clean(dict(schema=SCHEMA, base=result.base.describe(), head=result.head.describe(),
-                      settings=result.settings, duration_s=round(result.duration_s, 1),
-                      toolchain=result.toolchain, estimate=result.estimate,
-                      summary=result.summary, exit_code=result.exit_code,
-                      strategies=result.strategies, aa=result.aa,
-                      explain=getattr(result, "explain", None),
-                      rows=[{k: r.get(k) for k in keep} for r in result.rows],
-                      processes=[process_json(p) for p in result.processes]))
+            "head_s", "n_base", "n_head", "instructions", "note", "copies", "checks")
+    doc = dict(schema=SCHEMA, base=result.base.describe(), head=result.head.describe(),
+               settings=result.settings, duration_s=round(result.duration_s, 1),
+               toolchain=result.toolchain, estimate=result.estimate,
+               summary=result.summary, exit_code=result.exit_code,
+               strategies=result.strategies, aa=result.aa,
+               explain=getattr(result, "explain", None),
+               rows=[row_json(r, keep) for r in result.rows],
+               processes=[process_json(p) for p in result.processes],
+               confirmation=getattr(result, "confirmation", None))
+    for key in ("shard", "shards", "verdict", "missing"):  # a shard's, a merge's (merge.py)
+        if getattr(result, key, None) is not None:
+            doc[key] = getattr(result, key)
+    return clean(doc)
+
+
+def row_json(row, keep):
+    """A row's entry: the keys keep, and accepted and witness where set (accepted.mark,
+    witness.mark)."""
+    out = {k: row.get(k) for k in keep}
+    out.update({k: row[k] for k in ("accepted", "witness") if row.get(k)})
+    return out
 
 
 def process_json(p):
@@ -157,8 +170,9 @@ def process_json(p):
     if p.get("probe_ms"):
         out["probe_ms"] = {str(c): v for c, v in p["probe_ms"].items()}
     out["json"] = p["json"].rsplit("/", 1)[-1]
-    if "outlier" in p:
-        out["outlier"] = p["outlier"]
+    for k in ("outlier", "shard"):  # shard: a merge's (merge.py)
+        if k in p:
+            out[k] = p[k]
     return out
 
 

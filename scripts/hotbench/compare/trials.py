@@ -12,7 +12,7 @@ import statistics
 import subprocess
 import time
 
-from ..gate.settings import ere_escape
+from ..selection import ere_escape
 from ..runjson import Run
 from . import copies, cpus
 from .outliers import outlying

@@ -60,9 +60,11 @@ def apply(rows, base, head, manifest, log):
 
 
 def mark(row, text, iv):
-    """Makes row's time verdict and its time check inconclusive, naming the witness."""
+    """Makes row's time verdict and its time check inconclusive, naming the witness; row
+    ["witness"] keeps text (compare.json: a merge of shards marks the row again, merge.py)."""
     why = "no code change: %s%s" % (text, "; instructions %+.1f%%" % ((iv["ratio"] - 1) * 100)
                                     if iv else "; no instruction count")
+    row["witness"] = text
     row["time"] = dict(row["time"], verdict="inconclusive", no_code_change=True)
     for c in reversed(row["checks"]):
         if c["kind"] == "time":

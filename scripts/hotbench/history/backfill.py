@@ -18,7 +18,7 @@ import subprocess
 import time
 
 from ..compare import revisions
-from ..gate.settings import SETTINGS, selection_filter
+from ..selection import BUDGET_S, MALLOC_ENV, selection_filter
 from ..manifest import Manifest, ManifestError
 from . import store
 from .machine import local_context, machine_of
@@ -26,7 +26,7 @@ from .record import RecordError, current_branch, from_run_json, git
 
 DEFAULT_REPETITIONS = 3
 DEFAULT_MIN_TIME = 0.01
-DEFAULT_BUDGET = SETTINGS["budget_s"]
+DEFAULT_BUDGET = BUDGET_S
 GATE = "gate.select"
 # the hotbench options the run uses, each with what replaces it in an older hotbench (None: left
 # out); --hb_manifest is only needed for the default selection
@@ -186,7 +186,7 @@ class Backfill:
         if argv is None:
             return Outcome("failed", "cannot run the selection", time.time() - started)
         try:
-            rc = self.run(argv, dict(SETTINGS["env"]), logp)
+            rc = self.run(argv, dict(MALLOC_ENV), logp)
         except BaseException:
             if os.path.exists(tmp):
                 os.remove(tmp)

@@ -1,5 +1,5 @@
-"""machine - the machine fingerprint of a recorded run: the gate's environment fingerprint
-(gate/measure.py: compiler, flags, library versions, CPU model, kernel, libc, Debian packages),
+"""machine - the machine fingerprint of a recorded run: the environment fingerprint
+(hotbench/machine.py: compiler, flags, library versions, CPU model, kernel, libc, Debian packages),
 with what the run's own context records taking precedence over this machine, and a hash of the
 fields that stay put while the code changes.
 
@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 
-from ..gate.measure import fingerprint
+from ..machine import fingerprint, memory_text
 
 STABLE = ("cpu_model", "num_cpus", "memory", "kernel", "libc", "hb_compiler", "packages")
 # the context keys bench.py writes (machine_context) and the fingerprint field each fills
@@ -32,21 +32,9 @@ def clean(value):
     return s[len("Linux "):] if s.startswith("Linux ") else s
 
 
-def local_memory():
-    """This machine's memory as bench.py records it ('23.5 GiB'), or None."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal"):
-                    return "%.1f GiB" % (int(line.split()[1]) / 1048576)
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def machine_of(context):
     """(hash, info) for a run's context (dict, google-benchmark's context with hotbench's keys).
-    info: dict, the gate's fingerprint of this machine overridden by what the context records
+    info: dict, the fingerprint of this machine overridden by what the context records
     (hb_cpu_model, hb_kernel, hb_memory, num_cpus, the compiler), without the date and the
     revision; info["hashed"] lists the STABLE keys. hash: 16 hex digits of sha256 over those
     keys' cleaned values. Fields the context lacks (libc, packages, often memory) are this
@@ -56,7 +44,7 @@ def machine_of(context):
     fp.pop("date", None)
     fp.pop("git_revision", None)
     fp.pop("valgrind", None)
-    fp["memory"] = local_memory()
+    fp["memory"] = memory_text()
     for key, field in FROM_CONTEXT:
         if context.get(key):
             fp[field] = context[key]

@@ -28,8 +28,8 @@ import json
 import math
 import os
 import statistics
-import subprocess
 
+from ..git import git
 from ..units import TIME_UNIT
 from .machine import machine_of
 
@@ -60,15 +60,6 @@ class Record:
 def utc_now():
     """Now, ISO 8601 UTC to the second ('2026-12-02T10:00:00Z')."""
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def git(root, *args):
-    """git's stripped stdout in root, or None when git is missing or fails."""
-    try:
-        p = subprocess.run(["git", "-C", root] + list(args), capture_output=True, text=True)
-    except OSError:
-        return None
-    return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else None
 
 
 def resolve_revision(root, rev):

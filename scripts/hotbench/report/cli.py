@@ -16,7 +16,7 @@ with 95% prediction intervals, and the leave-largest-out validation of every fit
 below twice the last-level cache is not predicted at the production size; an interval wider than
 100x is printed as unbounded. Whatever the run lacks (a group, sizes the budget skipped, the e2e
 or peers results) is one sentence naming the command that measures it. A run without a manifest
-(older than hotbench-manifest/1) is refused with exit 2: upgrade it with scripts/upgrade_run.py.
+(older than hotbench-manifest/1) is refused with exit 2, naming the hotbench revision that can upgrade it.
 Run under Debian's /usr/bin/python3 (python3-matplotlib, python3-numpy, python3-scipy).
 """
 
@@ -166,8 +166,8 @@ def load_limits(path):
 
 
 def other_sections(a, run, charts):
-    """The whole-process and peers sections, written by their own modules (e2e_report,
-    peers_report: hotbench.<name> when they live in the package, else scripts/<name>.py)."""
+    """The whole-process and peers sections, written by their own modules
+    (hotbench.e2e_report, hotbench.peers_report)."""
     run_path = a.run if run else None
     md = ["## Whole-process runs (hyperfine)", ""]
     md += optional_section("e2e_report", a.e2e, run_path, charts,
@@ -195,22 +195,13 @@ def alloc_section(path, peers):
             path, type(e).__name__, e), ""]
 
 
-def _import(module):
-    try:
-        return importlib.import_module("hotbench." + module)
-    except ModuleNotFoundError as e:
-        if e.name not in ("hotbench." + module,):
-            raise
-        return importlib.import_module(module)
-
-
 def optional_section(module, path, run_path, charts, missing):
     """The Markdown of module's section from the JSON at path; missing when path is empty (not
     part of this run) or absent."""
     if not path or not os.path.exists(path):
         return [missing, ""]
     try:
-        mod = _import(module)
+        mod = importlib.import_module("hotbench." + module)
         mod.FORMATS = style.FORMATS
         if style.DPI and hasattr(mod, "DPI"):
             mod.DPI = style.DPI

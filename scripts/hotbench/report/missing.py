@@ -18,8 +18,8 @@ def missing_sentence(what, filt, skipped):
     else:
         why = "this run has none"
     return ("**Missing: %s**: %s; measure it with `make bench`, or only this with "
-            "`scripts/bench.sh build/hotbench --hb_profile=full%s --benchmark_filter='%s'`." % (
-                what, why, budget, filt))
+            "`scripts/bench.py --parts in-process -- --benchmark_filter='%s'%s`." % (
+                what, why, filt, budget))
 
 
 def missing_note(run, what, family, filt, strategy=None, **fixed):

@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import time
 
-from ...gate.measurement import load_run
+from ...runjson import Run
 from ..trials import names_filter
 from .profile import environment, run_logged
 
@@ -149,7 +149,10 @@ def record(binary, name, settings, arm_env, dest, seconds=SECONDS, timeout_s=TIM
             raise PerfError("perf script failed (exit %d), see %s.script.log" % (
                 p.returncode, dest))
         stacks = fold(p.stdout.splitlines())
-        times = load_run(run_json)["rows"].get(name, {}).get("t") or [None]
+        try:
+            times = [r["cpu"] for r in Run(run_json).rows if r["name"] == name] or [None]
+        except (OSError, ValueError, KeyError) as e:
+            raise PerfError("the run's JSON cannot be read: %s (%s.log)" % (e, dest))
         if not stacks or not times[0]:
             raise PerfError("perf recorded no sample, or the run no time (%s.log)" % dest)
         return stacks, times[0]

@@ -1,10 +1,10 @@
 """profile - one benchmark of one hotbench binary under callgrind, the way the compare's
-instruction check counts it (compare/checks.py -> gate/callgrind.py measure_instructions):
+instruction check counts it (compare/checks.py -> hotbench/callgrind.py measure_instructions):
 --instr-atstart=no (harness/hb_shim.cc starts instrumentation at the timed loop's first
 iteration and dumps at its end, labelled "hb:<family>|<args>|<iterations>"), one iteration
 (--benchmark_min_time=1e-9, --hb_repetitions=1), the compare's profile, budget and environment
 (glibc's malloc thresholds pinned) plus the arm's own (HB_INJECT, say), and the libraries' hash
-salts fixed ($HB_HASH_SALT, gate/callgrind.py FIXED_SALT), so that two runs of one binary count
+salts fixed ($HB_HASH_SALT, hotbench/callgrind.py FIXED_SALT), so that two runs of one binary count
 the same. --dump-instr=yes adds instruction addresses, from which callgrind.py takes each
 function's first line.
 
@@ -19,8 +19,7 @@ import signal
 import subprocess
 import tempfile
 
-from ...gate.callgrind import FIXED_SALT, names_by_args, read_dump
-from ...gate.measurement import load_run
+from ...callgrind import FIXED_SALT, names_by_args, read_dump
 from ..trials import names_filter
 from . import callgrind
 
@@ -71,10 +70,11 @@ def run_logged(cmd, env, log_path, timeout_s):
 
 def find_dump(work, run_json, name):
     """The path of the dump of benchmark name among work's cg.out.* (named through the run's
-    JSON: gate/callgrind.py names_by_args), or None."""
-    if not os.path.exists(run_json):  # load_run exits on a missing file
+    JSON: hotbench/callgrind.py names_by_args), or None."""
+    try:
+        names = names_by_args(run_json)
+    except (OSError, ValueError, KeyError):
         return None
-    names = names_by_args(load_run(run_json))
     for path in sorted(glob.glob(os.path.join(work, "cg.out.*"))):
         desc, _ = read_dump(path)
         if desc is None:
