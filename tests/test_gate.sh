@@ -103,14 +103,15 @@ check "growth,parser: the output's last lines name both regressions again (a CI 
     bash -c "tail -n 8 '$work/growth,parser.out' | grep -q '^  REGRESSED bufgrow/doubling/size:65536' &&
              tail -n 8 '$work/growth,parser.out' | grep -q '^  REGRESSED rfc3339/swar/rows:1000'"
 # where (issue 32): compare.md explains each regressed strategy per function, with its flame graph
+# (another strategy may be explained too: one improved by noise on a loaded machine)
 check "growth,parser: compare.md's Where section has both strategies, a table and an SVG each" \
     /usr/bin/python3 -c 'import json, os, sys
 d = sys.argv[1]
 md = open(d + "/compare.md").read()
 ex = {e["strategy"]: e for e in json.load(open(d + "/compare.json"))["explain"]}
-ok = set(ex) == {"bufgrow/doubling", "rfc3339/swar"} and all(
-    "### `%s`: regressed" % s in md and e["functions"] and os.path.getsize(d + "/" + e["svg"])
-    for s, e in ex.items())
+ok = {"bufgrow/doubling", "rfc3339/swar"} <= set(ex) and all(
+    "### `%s`: regressed" % s in md and ex[s]["functions"] and
+    os.path.getsize(d + "/" + ex[s]["svg"]) for s in ("bufgrow/doubling", "rfc3339/swar"))
 sys.exit(not (ok and ex["rfc3339/swar"]["functions"][0]["function"].startswith("batch_swar")))' \
     "$work/growth,parser"
 
