@@ -289,6 +289,23 @@ class Selection(unittest.TestCase):
                                  ("g/t", "g/t/n:10", "time", (False, "no permission (test)"),
                                   dict(base=2e-6, head=1.8e-6))])
 
+    def test_at_most_cap_strategies(self):
+        class Result:
+            strategies = [dict(family="g/s%02d" % i, verdict="regressed") for i in range(15)]
+            rows = [dict(name="g/s%02d/n:1" % i, family="g/s%02d" % i, params={"n": 1},
+                         verdict="regressed", check="instructions: +9%") for i in range(15)]
+            base = head = None
+            settings = {}
+        done, logged = [], []
+        saved = hook.core.explain_benchmark
+        hook.core.explain_benchmark = lambda arms, fam, *a, **kw: done.append(fam) or {}
+        try:
+            hook.run(Result(), "/tmp", log=logged.append)
+        finally:
+            hook.core.explain_benchmark = saved
+        self.assertEqual(done, ["g/s%02d" % i for i in range(hook.CAP)])
+        self.assertTrue(any("not explained: g/s12, g/s13, g/s14" in l for l in logged), logged)
+
     def test_make_explain_picks_each_strategys_smallest(self):
         names = ["g/s/n:1000/real_time", "g/s/n:20/real_time", "g/t/a:3/b:4", "g/t/a:1/b:20"]
         self.assertEqual(explain_cli.chosen(names), [("g/s", "g/s/n:20/real_time"),

@@ -13,6 +13,7 @@ of two builds of one benchmark.
   perf.py      perf's sampled stacks, the second source where time decided a row
   core.py      one benchmark explained: the profiles, the table, the folded files, the SVG
   hook.py      the compare's step: the strategies regressed or improved, nothing otherwise
+  merged.py    make bench-ci-merge's: the shards' explanations of what is still regressed
   report.py    the tables as Markdown (compare.md, explain.md) and console lines
   cli.py       scripts/explain.py: `make explain BASE=... HEAD=... FILTER=...`
 
