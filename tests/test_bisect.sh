@@ -12,7 +12,8 @@
 # installed the packages, and a test must not run apt-get (root's deps would).
 # `make bisect GOOD=<1> BAD=<8> FILTER=<one rfc3339/swar size> HOOKS=1` must skip commit 4 (git
 # visits it first), list it with its compiler error, name commit 6 as the first bad commit,
-# leave no bisect state and the working tree as it was. Before that, the refusals (no builds):
+# leave no bisect state and the working tree as it was, and explain commit 6 against GOOD per
+# function (the injected busy loop first, new; its flame graph written). Before that, the refusals (no builds):
 # an unknown revision, GOOD not an ancestor of BAD, no FILTER, a bisection already in progress:
 # exit 2 naming the problem. After it, commit 4 as a side of `make compare` (BASE=4 HEAD=5),
 # `make bench-ci` (HB_BASE=4, the head build the bisection's commit 8: make -o build-ci) and
@@ -146,6 +147,12 @@ check "bisection: the skipped commit listed with its subject and error" \
 check "bisection: the first bad commit is commit 6" has found "^bisect: first bad commit ${c[6]} "
 check "bisection: rfc3339/swar regressed, with its ratio and CI" \
     has found '^bisect: +regressed: ratio [0-9.]+ CI \[[0-9.]+, [0-9.]+\] rfc3339/swar/'
+# where (issue 32): the first bad commit explained against GOOD, per function; the injected
+# busy loop of the shim (the slowdown hook) heads the table, new
+check "bisection: the first bad commit's explain table, the injected loop first" \
+    has found '^bisect:     .*slowdown.* new$'
+check "bisection: its explain.md and flame graph" test -n "$(find "$repo/results/runs" \
+    -path '*-bisect/explain/explain/rfc3339/swar.svg' 2>/dev/null)"
 check "bisection: no bisect state left" \
     test ! -e "$(cd "$repo" && realpath -m "$(git rev-parse --git-path BISECT_START)")"
 check "bisection: the working tree untouched" test -z "$(g status --porcelain)"
