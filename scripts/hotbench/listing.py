@@ -22,7 +22,7 @@ class Listing:
 def list_benchmarks(binary, *options, timeout=120):
     """Lists binary's benchmarks for options (e.g. "--hb_profile=quick",
     "--benchmark_filter=^rfc3339/"); a Listing. Never raises."""
-    cmd = [binary, "--benchmark_list_tests=true"] + list(options)
+    cmd = [binary, "--benchmark_list_tests"] + list(options)
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                            stdin=subprocess.DEVNULL)
