@@ -83,13 +83,25 @@ def cut(doc, n, rows):
     return out
 
 
+def approx(v):
+    """v with every float rounded to 9 significant digits (lists and tuples too): the recorded
+    compare was computed by another numpy and scipy than the one re-deciding it (Debian 12's
+    against 13's), whose last bits may differ; 9 digits is far finer than any verdict reads."""
+    if isinstance(v, float):
+        return float("%.9g" % v)
+    if isinstance(v, (list, tuple)):
+        return type(v)(approx(x) for x in v)
+    return v
+
+
 def row_view(r):
-    return (r["name"], r["verdict"], r["check"], r["ratio"], r["ci"], r["p"], r["n_base"],
-            r["n_head"], r["base_s"], r["head_s"], r.get("note"))
+    return approx((r["name"], r["verdict"], r["check"], r["ratio"], r["ci"], r["p"], r["n_base"],
+                   r["n_head"], r["base_s"], r["head_s"], r.get("note")))
 
 
 def strategy_view(s):
-    return (s["family"], s["verdict"], s["why"], s["ratio"], s["ci"], s["sizes"], s["timed"])
+    return approx((s["family"], s["verdict"], s["why"], s["ratio"], s["ci"], s["sizes"],
+                   s["timed"]))
 
 
 def quiet(fn, *args):
