@@ -306,6 +306,30 @@ class Selection(unittest.TestCase):
         self.assertEqual(done, ["g/s%02d" % i for i in range(hook.CAP)])
         self.assertTrue(any("not explained: g/s12, g/s13, g/s14" in l for l in logged), logged)
 
+    def test_the_same_code_in_both_builds_is_not_profiled(self):
+        """A strategy regressed or improved by time whose case's object code is byte-identical
+        in the two builds has nothing to find: left out, said; the others stay."""
+        chosen = hook.select([dict(family="g/s", verdict="regressed"),
+                              dict(family="g/t", verdict="improved")], self.ROWS)
+        same = {"g/s": (False, "cases/g objects differ (cases/g/s.c)"),
+                "g/t": (True, "12 objects identical")}
+        logged = []
+        kept = hook.same_code_left_out(chosen, same.get, logged.append)
+        self.assertEqual([st["family"] for st, _ in kept], ["g/s"])
+        self.assertEqual(logged, ["explain: g/t not profiled: the same code in both builds "
+                                  "(12 objects identical)"])
+        unknown = {"g/s": (None, "no objects"), "g/t": (None, "no objects")}
+        self.assertEqual(len(hook.same_code_left_out(chosen, unknown.get, logged.append)), 2)
+
+    def test_one_binary_in_two_environments_has_no_witness(self):
+        class Arm:
+            def __init__(self, env):
+                self.binary, self.env = "/nonexistent/hotbench", env
+
+        class Result:
+            base, head = Arm({}), Arm({"HB_INJECT": "parser"})
+        self.assertIsNone(hook.witness_of(Result()))
+
     def test_make_explain_picks_each_strategys_smallest(self):
         names = ["g/s/n:1000/real_time", "g/s/n:20/real_time", "g/t/a:3/b:4", "g/t/a:1/b:20"]
         self.assertEqual(explain_cli.chosen(names), [("g/s", "g/s/n:20/real_time"),

@@ -4,12 +4,14 @@ verdict, in both builds (core.explain_benchmark): a table of the functions that 
 explain/<strategy>.svg in the compare's folder. Where time decided that size and perf works
 here, perf samples of both too; where it does not, the entry says "callgrind only (perf
 unavailable: <why>)". When no strategy is regressed or improved nothing runs at all (not even
-the perf check).
+the perf check); nor for a strategy whose case's object code is byte-identical in the two builds
+(objcode.py: its profiles would be the same).
 
 Cost: each arm's callgrind run of one iteration of one size, the two side by side, stopped after
 profile.TIMEOUT_S; with perf, two runs of about perf.SECONDS more; at most CAP strategies.
 """
 
+import os
 import time
 
 from . import core, perf
@@ -52,10 +54,53 @@ def select(strategies, rows):
     return out
 
 
+def same_code_left_out(chosen, unchanged, log):
+    """chosen (select's list) without the strategies whose case's object code is byte-identical
+    in the two builds: unchanged(family) -> (same, text) (objcode.Witness.unchanged of the
+    family's case; True only when identical). Their callgrind profiles would be the same, so a
+    time verdict there (noise, or a binary's placement: docs/compare.md) has no function to
+    name; each left out is logged."""
+    keep = []
+    for st, row in chosen:
+        same, text = unchanged(st["family"])
+        if same is True:
+            log("explain: %s not profiled: the same code in both builds (%s)" % (
+                st["family"], text))
+            continue
+        keep.append((st, row))
+    return keep
+
+
+def witness_of(result):
+    """unchanged(family) for result's two builds (objcode.Witness over the folders of their
+    binaries, the case from the head's manifest), or None where it does not apply: arms that
+    differ by their environment (one binary, the test hooks) or arms without binaries."""
+    base, head = result.base, result.head
+    if not getattr(base, "binary", None) or not getattr(head, "binary", None) or \
+            base.env != head.env:
+        return None
+    from ..engine import load_manifest
+    from ..objcode import Witness
+    manifest = load_manifest(head, base)
+    w = Witness(os.path.dirname(os.path.abspath(base.binary)),
+                os.path.dirname(os.path.abspath(head.binary)))
+
+    def unchanged(family):
+        try:
+            return w.unchanged(manifest.case_of(family.split("/")[0])["name"])
+        except (KeyError, StopIteration):
+            return None, "no case describes %s" % family
+    return unchanged
+
+
 def run(result, out_dir, log=print, use_perf=True, timeout_s=None):
     """The explanations of result (engine.Result after the verdicts): a list of
     core.explain_benchmark dicts, [] when no strategy is regressed or improved (nothing run)."""
     chosen = select(result.strategies, result.rows)
+    if chosen:
+        unchanged = witness_of(result)
+        if unchanged is not None:
+            chosen = same_code_left_out(chosen, unchanged, log)
     if not chosen:
         return []
     log("explain: profiling %d strateg%s that changed, base and head" % (
