@@ -86,7 +86,9 @@ class Inject(unittest.TestCase):
         self.assertIsNone(entry["error"], text)
         top = entry["functions"][0]
         self.assertTrue(top["function"].startswith("batch_swar"), entry["functions"])
-        self.assertEqual(top["status"], "new", top)
+        # gcc moves the injected second parse into a clone (batch_swar.part.0, "new"); clang
+        # keeps it in batch_swar itself (its own instructions up by a fifth): either heads it
+        self.assertIn(top["status"], ("new", "") if "." in top["function"] else ("",), top)
         self.assertTrue(top["file"].endswith("cases/rfc3339/rfc3339.c"), top)
         self.assertGreater(top["share"], 0.15, top)  # every fifth timestamp parsed again
         self.assertGreater(entry["instructions"]["change"], 0.15)
