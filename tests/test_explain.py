@@ -330,6 +330,16 @@ class Selection(unittest.TestCase):
             base, head = Arm({}), Arm({"HB_INJECT": "parser"})
         self.assertIsNone(hook.witness_of(Result()))
 
+    def test_a_build_without_a_manifest_is_profiled_as_before(self):
+        """No manifest to name a strategy's case: no witness, and the compare goes on (the
+        compare's own load_manifest would stop it after its verdicts)."""
+        class Arm:
+            binary, env = "/nonexistent/hotbench", {}
+
+        class Result:
+            base = head = Arm()
+        self.assertIsNone(hook.witness_of(Result()))
+
     def test_make_explain_picks_each_strategys_smallest(self):
         names = ["g/s/n:1000/real_time", "g/s/n:20/real_time", "g/t/a:3/b:4", "g/t/a:1/b:20"]
         self.assertEqual(explain_cli.chosen(names), [("g/s", "g/s/n:20/real_time"),
