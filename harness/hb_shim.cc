@@ -679,6 +679,8 @@ struct Slowdown {
     int64_t next = 0;      // the s.iterations() of the next checkpoint
     double since = 0;      // monotonic seconds at the last checkpoint or resume
     double unpaid = 0;     // timed work (s) done before a pause, not yet paid for
+    double worked = 0;     // timed work (s) paid for so far
+    double burned = 0;     // monotonic seconds the payments took (hb_injected_paid)
 };
 thread_local Slowdown t_slowdown;
 const double kSlowdownInterval = 1e-3; // s of timed work between checkpoints, at least
@@ -739,6 +741,8 @@ double slowdown_pay(Slowdown &d)
     d.unpaid = 0;
     burn_rounds(static_cast<uint64_t>(d.fraction * work / burn_round_s()));
     d.since = mono_s();
+    d.worked += work;
+    d.burned += d.since - now;
     return work;
 }
 #endif
@@ -1139,9 +1143,16 @@ hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg)
             this_call_refusal() = Refusal();
             fn(reinterpret_cast<hb_state *>(&st), arg);
             add_row_counters(st);
+            const Slowdown paid = t_slowdown;
             t_slowdown = Slowdown();
-            if (fraction > 0 && !st.error_occurred())
+            if (fraction > 0 && !st.error_occurred()) {
                 st.counters["hb_injected_fraction"] = benchmark::Counter(fraction);
+                // what the payments took over the work they paid for: the fraction injected
+                // in fact (a calibration gone wrong shows here, not as a missed detection)
+                if (paid.worked > 0)
+                    st.counters["hb_injected_paid"] = benchmark::Counter(paid.burned /
+                                                                         paid.worked);
+            }
         });
 #else
     benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(

@@ -263,6 +263,8 @@ def one_compare(ctx, level, index):
                duration_s=getattr(res, "duration_s", None), exit_code=res.exit_code,
                summary=dict(res.summary), loadavg=[load_before, os.getloadavg()[0]])
     rec.update(power.classify(res.rows, ctx["families"], level))
+    rec["injection"] = power.injection_reach(os.path.join(out, "trials"), ctx["families"],
+                                             level) if level > 0 else None
     rec["strategies"] = {}
     for st in getattr(res, "strategies", []):  # one verdict per strategy (strategies.py)
         rec["strategies"][st["verdict"]] = rec["strategies"].get(st["verdict"], 0) + 1
@@ -282,6 +284,13 @@ def progress(rec, done, total, walls):
         "detected" if rec["detected"] else "missed"
     if rec["false_rows"]:
         what += ", FALSE ALARM %d rows" % len(rec["false_rows"])
+    inj = rec.get("injection")
+    if inj:
+        what += "; injection reached %d of %d head processes%s%s" % (
+            inj["head_reached"], inj["head"], ", paid %.1f%% (median)" % (
+                inj["paid"][1] * 100) if inj["paid"] else "",
+            ", LEAKED into %d base processes" % inj["base_reached"] if inj["base_reached"]
+            else "")
     eta = statistics.median(walls) * (total - done) / 60 if walls else 0
     return "level %g%% %d/%d: %s; %s; %.2f min; ETA %.0f min" % (
         rec["level"] * 100, rec["index"] + 1, rec["planned"], counts, what,

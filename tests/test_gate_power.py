@@ -5,8 +5,10 @@ how a compare's rows are judged (detected, by which check, false alarms), the ta
 the goals, and the Markdown written from a made-up measurement.
 Prints one line per check and 'N passed, M failed'; exits 1 on a failure."""
 
+import json
 import os
 import sys
+import tempfile
 
 SRC = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 sys.path.insert(0, os.path.join(SRC, "scripts"))
@@ -130,7 +132,51 @@ def test_render():
     check("Case e not measured: no group." in md, "a case without a target is named")
 
 
+def write_trial(d, name, rows):
+    with open(os.path.join(d, name), "w") as f:
+        json.dump({"context": {}, "benchmarks": rows}, f)
+
+
+def test_injection_reach():
+    def row(fam, frac=None, paid=None, **kw):
+        r = dict(name=fam + "/n:1/real_time", iterations=10, **kw)
+        if frac is not None:
+            r["hb_injected_fraction"] = frac
+        if paid is not None:
+            r["hb_injected_paid"] = paid
+        return r
+    with tempfile.TemporaryDirectory() as d:
+        check(power.injection_reach(d, {"a/x"}, 0.05) is None, "no trial: None")
+        write_trial(d, "screen-001-head.json", [row("a/x", 0.05, 0.049), row("a/y")])
+        write_trial(d, "screen-002-base.json", [row("a/x"), row("a/y")])
+        write_trial(d, "screen-003-head.json", [row("a/x", 0.05, 0.051),
+                                                row("a/x", error_occurred=True)])
+        write_trial(d, "confirm-005-head.json", [row("a/x", 0.05, 0.02), row("a/x")])
+        write_trial(d, "confirm-006-head.json", [row("a/y")])
+        write_trial(d, "probe-base.json", [row("a/x", 0.05)])
+        got = power.injection_reach(d, {"a/x"}, 0.05)
+        check(got["head"] == 3, "head processes that ran an injected row: 3 (one ran none, "
+              "the probe is no trial) (%s)" % got)
+        check(got["head_reached"] == 2, "a process with one injected row lacking the counter "
+              "is not reached; an errored row does not count (%s)" % got)
+        check(got["base_reached"] == 0, "no base process carries the counter (%s)" % got)
+        check(got["paid"] == [0.02, 0.049, 0.051], "paid: least, median, most (%s)" % got)
+        write_trial(d, "screen-007-base.json", [row("a/y", 0.05)])
+        check(power.injection_reach(d, {"a/x"}, 0.05)["base_reached"] == 1,
+              "a base process with the counter on any row is a leak")
+        check(power.injection_reach(d, {"a/x"}, 0.1)["head_reached"] == 0,
+              "the counter at another fraction does not reach this level")
+    recs = [dict(level=0.05, index=0, injection=dict(head=6, head_reached=5, base_reached=0,
+                                                     paid=[0.04, 0.05, 0.06]))]
+    md = "\n".join(power.injection_lines(recs))
+    check("| 0.05-000 | 5 of 6 | 0 | 4.0% / 5.0% / 6.0% |" in md,
+          "the injection table names the compare, the reach and what was paid")
+    check(power.injection_lines([dict(level=0, index=0, injection=None)]) == [],
+          "no injection table without a slowed-down compare")
+
+
 test_targets()
+test_injection_reach()
 test_classify()
 test_goals()
 test_render()

@@ -58,6 +58,37 @@ def choose_targets(manifest, listed):
     return targets, skipped
 
 
+def injection_reach(trials_dir, injected, level):
+    """Whether the injection reached the processes it was meant for, read from the compare's
+    trial JSONs (trials_dir/<tag>-<n>-<arm>.json, google-benchmark's format): a row of an
+    injected family carries the counter hb_injected_fraction (hb_shim.cc) when the test hook
+    slowed it. Returns {head: processes of the head that ran an injected row, head_reached:
+    those whose every injected row carries the counter at level, base_reached: base processes
+    with the counter on any row (a leak; must be 0), paid: [least, median, most] over the head's
+    injected rows of hb_injected_paid (the payments' time over the timed work: the fraction
+    injected in fact, not only asked for), or None}; None when trials_dir holds no trial."""
+    out = dict(head=0, head_reached=0, base_reached=0, paid=None)
+    paid = []
+    names = sorted(n for n in os.listdir(trials_dir) if re.fullmatch(
+        r"(screen|confirm)-\d+-(base|head)\.json", n)) if os.path.isdir(trials_dir) else []
+    for n in names:
+        with open(os.path.join(trials_dir, n)) as f:
+            rows = json.load(f).get("benchmarks", [])
+        mine = [b for b in rows if _family(b) in injected and b.get("iterations") and
+                b.get("run_type", "iteration") == "iteration" and
+                not (b.get("error_occurred") or b.get("skipped"))]
+        if n.endswith("-head.json") and mine:
+            out["head"] += 1
+            out["head_reached"] += all(
+                abs(b.get("hb_injected_fraction", 0) - level) < 1e-9 for b in mine)
+            paid += [b["hb_injected_paid"] for b in mine if "hb_injected_paid" in b]
+        elif n.endswith("-base.json"):
+            out["base_reached"] += any("hb_injected_fraction" in b for b in rows)
+    if paid:
+        out["paid"] = [min(paid), statistics.median(paid), max(paid)]
+    return out if names else None
+
+
 def _checks(check):
     """The words of a row's check ("time", "instructions,time", ...), lower case."""
     return {w for w in re.split(r"[^a-z0-9_-]+", str(check or "").lower()) if w}
@@ -231,4 +262,24 @@ def render(doc):
             "Options: `%s`." % json.dumps(doc["options"], sort_keys=True)]
     for case, why in doc.get("skipped", []):
         out.append("Case %s not measured: %s." % (case, why))
-    return "\n".join(out) + "\n"
+    return "\n".join(out + injection_lines(doc.get("compares", []))) + "\n"
+
+
+def injection_lines(compares):
+    """Markdown lines: per slowed-down compare, whether the injection reached every head process
+    and none of the base's, and the fraction it paid in fact (injection_reach); [] when no
+    compare recorded it."""
+    rows = [c for c in compares if c.get("injection")]
+    if not rows:
+        return []
+    out = ["", "The injection in fact (hb_injected_paid: the payments' time over the timed work "
+           "they paid for, least / median / most over the slowed-down rows of the head's "
+           "processes):", "", "| compare | head processes reached | base processes reached | "
+           "paid |", "|---|---:|---:|---|"]
+    for c in rows:
+        inj = c["injection"]
+        paid = " / ".join("%.1f%%" % (x * 100) for x in inj["paid"]) if inj["paid"] else "-"
+        out.append("| %g-%03d | %d of %d | %d | %s |" % (c["level"], c["index"],
+                                                          inj["head_reached"], inj["head"],
+                                                          inj["base_reached"], paid))
+    return out
