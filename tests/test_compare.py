@@ -603,6 +603,19 @@ class StrategyLines(unittest.TestCase):
         self.assertIn("copies", rows[0])
         line = table.decided_text(list(out.values()))
         self.assertEqual(line, "strategies: 2 of 3 decided (1 regressed, 1 same), 1 undecided")
+        # an accepted slowdown (accepted.py, after the summary) makes its line accepted, and
+        # the other lines keep their pooled verdicts
+        accepted.mark(rows[0], "accepted by results/accepted-slowdowns.tsv:2 (abc): on purpose")
+        again = {st["family"]: st for st in strategies.relined(rows, list(out.values()),
+                                                                Options())}
+        self.assertEqual(again["g/a"]["verdict"], "regressed")  # n:2 is still regressed
+        accepted.mark(rows[1], "accepted by results/accepted-slowdowns.tsv:2 (abc): on purpose")
+        again = {st["family"]: st for st in strategies.relined(rows, list(out.values()),
+                                                                Options())}
+        self.assertEqual(again["g/a"]["verdict"], "accepted")
+        self.assertIn("2 of 2 sizes accepted", again["g/a"]["why"])
+        self.assertEqual(again["g/b"]["verdict"], "same")
+        self.assertEqual(again["g/c"]["verdict"], "undecided")
 
 
 class Outputs(unittest.TestCase):

@@ -18,7 +18,7 @@ import argparse
 import datetime
 import os
 
-from . import accepted, cpus, nobase, notbuilt, shards, table
+from . import accepted, cpus, nobase, notbuilt, shards, strategies, table
 from .explain import hook as explain_hook, report as explain_report
 from ..history import live
 from .arms import Arm
@@ -142,9 +142,12 @@ def main(argv=None):
         return notbuilt.NOT_BUILT
     base, head = arms
     lines = accepted.applicable(ROOT, base.commit, head.commit) if not args.build else []
-    result = run_compare(base, head, options(args), out, log)
+    opts = options(args)
+    result = run_compare(base, head, opts, out, log)
     accepted.apply(result.rows, lines)
     result.recount()
+    # an accepted size makes its strategy's line accepted, not regressed
+    result.strategies = strategies.relined(result.rows, result.strategies, opts)
     # where: the strategies regressed or improved, profiled per function (nothing otherwise)
     result.explain = None if args.no_explain else explain_hook.run(result, out, log)
     table.write(result, out)

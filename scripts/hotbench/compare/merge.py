@@ -202,23 +202,6 @@ def accept(rows):
             accepted.mark(r, r["accepted"])
 
 
-def strategy_lines(rows, docs, opts):
-    """One line per strategy (strategies.line) from the merged rows and each strategy's
-    recorded pooled verdict."""
-    recorded = {st["family"]: st for _, doc in docs for st in doc.get("strategies") or []}
-    fams = {}
-    for r in rows:
-        if r.get("family"):
-            fams.setdefault(r["family"], []).append(r)
-    out = []
-    for fam, rs in fams.items():
-        st = recorded.get(fam) or {}
-        tv = dict(st["pooled"], ratio=st.get("ratio"), ci=st.get("ci")) \
-            if st.get("pooled") else None
-        out.append(strategies.line(fam, rs, tv, opts))
-    return strategies.in_order(out)
-
-
 def arm_of(doc, label):
     """An arms.Arm standing for compare.json's arm label."""
     a = doc[label]
@@ -235,8 +218,9 @@ def merge(docs, absent):
     opts = Options(min_effect=ref["settings"]["min_effect"])
     rows, record = rejudge(docs, opts)
     rows = checks.in_order(list(rows.values()))
-    lines = strategy_lines(rows, docs, opts)  # before the acceptances, as the compare does
     accept(rows)
+    lines = strategies.relined(rows, [st for _, doc in docs for st in doc.get("strategies") or []],
+                               opts)  # after the acceptances, as the compare does
     settings = dict(ref["settings"], **{k: ref["shard"].get(k) for k in NARROWED})
     result = Result(arm_of(ref, "base"), arm_of(ref, "head"), rows,
                     max(doc.get("duration_s") or 0.0 for _, doc in docs), settings,

@@ -105,6 +105,25 @@ def summarize(rows, samples, opts, again=None):
     return in_order([strategy_line(fam, rs, samples, opts, again) for fam, rs in fams.items()])
 
 
+def relined(rows, recorded, opts):
+    """The strategy lines made again (line) from rows whose verdicts changed after summarize
+    (an accepted slowdown: accepted.py; a merge of shards: merge.py) and recorded, lines
+    (summarize's dicts) that keep each strategy's pooled verdict; a strategy without one gets
+    none. In verdict order."""
+    by_family = {st["family"]: st for st in recorded}
+    fams = {}
+    for r in rows:
+        if r.get("family"):
+            fams.setdefault(r["family"], []).append(r)
+    out = []
+    for fam, rs in fams.items():
+        st = by_family.get(fam) or {}
+        tv = dict(st["pooled"], ratio=st.get("ratio"), ci=st.get("ci")) \
+            if st.get("pooled") else None
+        out.append(line(fam, rs, tv, opts))
+    return in_order(out)
+
+
 def in_order(lines):
     """Strategy lines sorted in verdict order, then by family."""
     rank = ORDER + ["undecided"]
