@@ -656,7 +656,10 @@ class Bench:
         if self.a.profile != "full":
             cmd.append("--hb_profile=" + self.a.profile)
         cmd += self.a.hotbench_args
-        log("in-process: writing %s (inputs cached in data/)" % final)
+        # the chunked bodies of the full profile's largest sizes are cached (cases/bufgrow,
+        # BG_CACHE_MIN); the quick profile has none of those sizes, so nothing is written there
+        log("in-process: writing %s%s" % (final, " (its largest inputs cached in data/)"
+                                          if self.a.profile == "full" else ""))
         rc, tail, secs = self.run("in-process", cmd, dict(os.environ, HB_GIT_REV=self.rev),
                                   follow)
         if follow is not None and os.path.exists(follow.path):

@@ -13,6 +13,7 @@ Prints one line per check and 'N passed, M failed'; exits 1 on a failure.
 import json
 import os
 import subprocess
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -106,4 +107,12 @@ with tempfile.TemporaryDirectory() as tmp:
           r.stdout and "Traceback" not in r.stderr,
           "summary.py on a run without a manifest: its tables, no ratios, the reason said "
           "(exit %d) %s" % (r.returncode, r.stderr.strip()[-200:]))
+
+    # the parts' section names the make target its profile came from
+    sys.path.insert(0, SCRIPTS)
+    from hotbench.report.status import status_section
+    for profile, target in (("quick", "`make bench-quick`, quick profile"),
+                            ("full", "`make bench`, full profile")):
+        md = "\n".join(status_section({"profile": profile, "parts": []}, old))
+        check(target in md, "the parts of a %s run come from %s" % (profile, target))
 done()

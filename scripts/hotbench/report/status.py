@@ -53,8 +53,10 @@ def status_section(st, path):
     """The parts of `make bench` (bench-status.json): status and duration of each, and for a
     failed or skipped part its error and the command that re-runs it."""
     md = ["## The run's parts", "",
-          "From `%s`: `make bench`, %s profile, %s, git %s on %s." % (
-              os.path.relpath(os.path.realpath(path)), st.get("profile", "?"),
+          "From `%s`: `%s`, %s profile, %s, git %s on %s." % (
+              os.path.relpath(os.path.realpath(path)),
+              "make bench-quick" if st.get("profile") == "quick" else "make bench",
+              st.get("profile", "?"),
               _span(st.get("started"), st.get("finished")), st.get("git_revision", "?"),
               st.get("host", "?")), "",
           "| part | status | took | expected | output |", "|---|---|---|---|---|"]
