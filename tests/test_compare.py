@@ -5,7 +5,9 @@ Hodges-Lehmann estimate, each verdict, the confirmation rule, censored runs, int
 accepted only inside base..head, and JSON without NaN. Correctness only, never timings."""
 
 import json
+import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,6 +25,7 @@ from hotbench.compare.checks import strategy_suspects  # noqa: E402
 from hotbench.compare.confirmation import judge, step_down, test_verdict  # noqa: E402
 from hotbench.compare.engine import Options, Result  # noqa: E402
 from hotbench.compare.trials import Samples  # noqa: E402
+from hotbench.compare.blocks import align, widened  # noqa: E402
 from hotbench.compare import checks  # noqa: E402
 from hotbench.compare.verdicts import (combine, instructions_verdict, repeated,  # noqa: E402
                                        time_verdict)
@@ -293,6 +296,103 @@ def samples_of(values, copies=3):
 def copied(values, copies=3):
     """(copy, value) pairs: value k from copy k % copies + 1."""
     return [(k % copies + 1, v) for k, v in enumerate(values)]
+
+
+def blocked_samples(base, head, blocks):
+    """Samples of processes in ABBA blocks: base[name][k], head[name][k] the values of process
+    k of each arm, which ran in block blocks[k] (both arms' process k in the same block)."""
+    s = Samples()
+    for label, by_name in (("base", base), ("head", head)):
+        for k, blk in enumerate(blocks):
+            s.add(label, FakeRun([dict(name=n, family="g", strategy="s", params={}, cpu=v[k],
+                                       t=v[k]) for n, v in by_name.items()]), 1, ("screen", blk))
+    return s
+
+
+class FakeRun:
+    """What Samples.add reads of a runjson.Run."""
+
+    def __init__(self, rows):
+        self.rows, self.skipped, self.failed, self.context = rows, [], [], {}
+
+
+class Blocks(unittest.TestCase):
+    """blocks.py: the values aligned on their ABBA blocks."""
+
+    def test_a_slow_block_no_longer_hides_a_slowdown(self):
+        rng = np.random.default_rng(5)
+        blocks = [1, 1, 2, 2, 3, 3]
+        speed = {1: 1.0, 2: 1.0, 3: 1.5}  # the third block ran slow in both arms
+        base = {"g/s/n:1": [1e-3 * speed[b] * (1 + 0.01 * rng.standard_normal())
+                            for b in blocks]}
+        head = {"g/s/n:1": [1.05e-3 * speed[b] * (1 + 0.01 * rng.standard_normal())
+                            for b in blocks]}
+        raw = time_verdict(base["g/s/n:1"], head["g/s/n:1"], 0.02)
+        self.assertLess(raw["ci"][0], 1.0)  # the cross-block pairs hide it
+        s = blocked_samples(base, head, blocks)
+        tv = time_verdict(s.values("base", "g/s/n:1"), s.values("head", "g/s/n:1"), 0.02,
+                          widen=s.widen(["g/s/n:1"]))
+        self.assertEqual(tv["verdict"], "regressed")
+        self.assertAlmostEqual(tv["ratio"], 1.05, delta=0.02)
+        self.assertAlmostEqual(s.widen(["g/s/n:1"]), math.sqrt(4 / 3))
+        # values stay in seconds: the aligned medians near the quiet blocks' times
+        self.assertAlmostEqual(statistics.median(s.values("base", "g/s/n:1")) / 1e-3, 1.0,
+                               delta=0.3)
+
+    def test_within_block_differences_are_kept(self):
+        blocks = [1, 1, 2, 2]
+        base = {"n": [1.0, 1.1, 2.0, 2.2]}
+        head = {"n": [1.2, 1.3, 2.4, 2.6]}
+        s = blocked_samples(base, head, blocks)
+        b, h = s.values("base", "n"), s.values("head", "n")
+        for k in range(2):
+            for j in range(2):
+                self.assertAlmostEqual(h[k] / b[j], head["n"][k] / base["n"][j])
+                self.assertAlmostEqual(h[2 + k] / b[2 + j], head["n"][2 + k] / base["n"][2 + j])
+
+    def test_a_block_with_one_arm_is_left_out_and_one_block_is_not_aligned(self):
+        kept = [0, 1, 2, 3, 4]
+        labels = ["base", "head", "base", "head", "base"]
+        blocks_ = ["a", "a", "b", "b", "c"]
+        values = {i: {"n": (1.0 + i, 1.0 + i)} for i in kept}
+        out, widen = align(kept, labels, blocks_, values)
+        self.assertNotIn("n", out[4])  # block c holds the base only
+        self.assertAlmostEqual(widen["n"], math.sqrt(2.0))  # 2 processes a block
+        out, widen = align(kept[:2], labels[:2], blocks_[:2], {i: values[i] for i in kept[:2]})
+        self.assertEqual(out[0]["n"], values[0]["n"])
+        self.assertEqual(widen["n"], 1.0)
+        unknown = align(kept, labels, [None] * 5, values)
+        self.assertIs(unknown[0], values)
+
+    def test_unchanged_compares_exclude_no_more_than_the_level(self):
+        """300 simulated unchanged screenings (3 blocks of 2 + 2, t(3) noise, block effects of
+        20%): the widened 80% interval excludes 1 at most as often as 20% (and 5% at 95%),
+        give or take the simulation's own error."""
+        rng = np.random.default_rng(11)
+        miss80 = miss95 = 0
+        n = 300
+        for _ in range(n):
+            blocks = [1, 1, 2, 2, 3, 3]
+            eff = {b: math.exp(0.2 * rng.standard_normal()) for b in (1, 2, 3)}
+            base = {"n": [eff[b] * math.exp(0.02 * rng.standard_t(3)) for b in blocks]}
+            head = {"n": [eff[b] * math.exp(0.02 * rng.standard_t(3)) for b in blocks]}
+            s = blocked_samples(base, head, blocks)
+            b, h, w = s.values("base", "n"), s.values("head", "n"), s.widen(["n"])
+            for conf in (0.80, 0.95):
+                lo, hi = time_verdict(b, h, 0.02, conf=conf, widen=w)["ci"]
+                if lo > 1 or hi < 1:
+                    if conf == 0.80:
+                        miss80 += 1
+                    else:
+                        miss95 += 1
+        self.assertLess(miss80 / n, 0.20 + 0.05, miss80)
+        self.assertLess(miss95 / n, 0.05 + 0.03, miss95)
+
+    def test_widened(self):
+        lo, hi = widened(1.1, 1.0, 1.2, 2.0)
+        self.assertAlmostEqual(math.log(1.1 / lo), 2 * math.log(1.1 / 1.0))
+        self.assertAlmostEqual(math.log(hi / 1.1), 2 * math.log(1.2 / 1.1))
+        self.assertEqual(widened(1.1, 0.0, math.inf, 2.0), (0.0, math.inf))
 
 
 class Outliers(unittest.TestCase):

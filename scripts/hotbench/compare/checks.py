@@ -55,8 +55,9 @@ def screen_rows(s, opts, left_out):
         if name in left_out:
             add(row, "time", "not-measured", left_out[name])
         elif b and h:
-            row["time"] = time_verdict(b, h, opts.min_effect)
-            screen_tv = time_verdict(b, h, opts.min_effect, conf=SCREEN_CONF)
+            row["time"] = time_verdict(b, h, opts.min_effect, widen=s.widen([name]))
+            screen_tv = time_verdict(b, h, opts.min_effect, conf=SCREEN_CONF,
+                                     widen=s.widen([name]))
             row["suspect"] = screen_tv["verdict"] == "regressed"
         elif b and skip_h:
             row["budget_suspect"] = True
@@ -87,7 +88,7 @@ def strategy_suspects(rows, s, opts):
     timed = [n for n, r in rows.items() if r.get("time") and r["time"].get("ratio")]
     for fam, names in by_strategy(rows, timed).items():
         tv = time_verdict(s.pooled("base", names), s.pooled("head", names), opts.min_effect,
-                          conf=SCREEN_CONF)
+                          conf=SCREEN_CONF, widen=s.widen(names))
         if tv["verdict"] == "regressed":
             for n in names:
                 if rows[n]["time"]["ratio"] > 1 and not rows[n].get("suspect"):
@@ -110,7 +111,7 @@ def run_unbudgeted(row, screen, arms, settings, opts, trials_dir, rng, log):
     log("compare: %s: skipped over the budget by the head; measuring it without the budget, "
         "interleaved (head runs stopped after %.1f s)" % (name, limit))
     s = dict(settings, budget_s=1e6, min_time=1e-9, repetitions=1)  # hotbench's largest
-    runs = Samples()
+    runs = Samples(aligned=False)  # its censored head values join the measured ones as such
     start = len(runs.processes)
     interleaved(arms, s, names_filter([name]), 2, trials_dir, "unbudgeted", runs, rng, log,
                 timeout=limit)

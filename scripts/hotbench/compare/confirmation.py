@@ -17,6 +17,7 @@ confirmed tests stays under ALPHA/2 (one-sided), however many suspects the scree
 
 from . import random_effects
 from .checks import by_strategy
+from .blocks import widened
 from .trials import interleaved, names_filter
 from .verdicts import describe_time, pct, time_verdict
 
@@ -58,15 +59,18 @@ def record(rows, screen, samples, suspects):
     verdicts of the suspects are replaced), so that the tests of several shards
     go through one Holm procedure as if one compare had made them (merge.py): {"alpha",
     "tests": [{kind ("size" or "strategy"), name (a benchmark or a strategy), base, head
-    (lists of [copy, value]: CPU seconds, or a strategy's pooled values)}], "suspects":
-    [{name, family, screen_ratio (the screening's estimate), screen: {base, head} (its
-    screening's CPU seconds)}]}."""
+    (lists of [copy, value]: CPU seconds aligned on their blocks, or a strategy's pooled
+    values), widen (the interval's factor: blocks.py)}], "suspects": [{name, family,
+    screen_ratio (the screening's estimate), screen: {base, head} (its screening's CPU
+    seconds), screen_widen}]}."""
     families = by_strategy(rows, suspects)
-    tests_ = [dict(kind=kind, name=name, base=[list(x) for x in b], head=[list(x) for x in h])
-              for (kind, name), (b, h) in sorted(tests(suspects, families, samples).items())]
+    tests_ = [dict(kind=kind, name=name, base=[list(x) for x in b], head=[list(x) for x in h],
+                   widen=w)
+              for (kind, name), (b, h, w) in sorted(tests(suspects, families, samples).items())]
     return dict(alpha=ALPHA, tests=tests_, suspects=[
         dict(name=n, family=rows[n]["family"], screen_ratio=rows[n]["time"]["ratio"],
-             screen={lb: screen.values(lb, n) for lb in ("base", "head")})
+             screen={lb: screen.values(lb, n) for lb in ("base", "head")},
+             screen_widen=screen.widen([n]))
         for n in suspects])
 
 
@@ -89,29 +93,33 @@ def anchor_names(rows, suspects, count=ANCHORS):
 
 
 def tests(suspects, families, samples):
-    """The confirmation's tests: {("size", name): (base, head)} per suspect and
-    {("strategy", family): (base, head)} per family of families, from samples; base and head
-    lists of (copy, seconds or pooled value)."""
-    out = {("size", n): (samples.by_copy("base", n), samples.by_copy("head", n))
-           for n in suspects}
+    """The confirmation's tests: {("size", name): (base, head, widen)} per suspect and
+    {("strategy", family): (base, head, widen)} per family of families, from samples; base
+    and head lists of (copy, seconds or pooled value), widen the interval's factor
+    (Samples.widen)."""
+    out = {("size", n): (samples.by_copy("base", n), samples.by_copy("head", n),
+                         samples.widen([n])) for n in suspects}
     for fam, names in families.items():
         out[("strategy", fam)] = (samples.pooled("base", names, with_copy=True),
-                                  samples.pooled("head", names, with_copy=True))
+                                  samples.pooled("head", names, with_copy=True),
+                                  samples.widen(names))
     return out
 
 
-def test_verdict(base, head, level, opts):
+def test_verdict(base, head, level, opts, widen=1.0):
     """One test's time verdict at level: the rank interval over the processes
     (verdicts.time_verdict) above 1 + e/2 and its estimate above 1 + e and, where an arm's
     copies differ (random_effects: a copy effect above 0), the interval with the copy as a
-    random effect above 1 + e/2 too; base, head lists of (copy, value). A rank test that
-    passes where the copies' interval does not is inconclusive, its text naming the copies'
-    interval and their spread (the A/A)."""
+    random effect above 1 + e/2 too; base, head lists of (copy, value), values aligned on
+    their blocks whose intervals are widened by widen (blocks.py). A rank test that passes
+    where the copies' interval does not is inconclusive, its text naming the copies' interval
+    and their spread (the A/A)."""
     tv = time_verdict([v for _, v in base], [v for _, v in head], opts.min_effect, conf=level,
-                      margin=opts.min_effect / 2)
+                      margin=opts.min_effect / 2, widen=widen)
     tv["conf"] = level
     re = random_effects.interval(base, head, level)
     if re is not None:
+        re["ci"] = list(widened(re["ratio"], re["ci"][0], re["ci"][1], widen))
         tv["copies"] = dict(ratio=re["ratio"], ci=re["ci"], df=round(re["df"], 1),
                             copy_sd=re["copy_sd"])
     differ = re is not None and max(re["copy_sd"].values()) > 0
@@ -125,13 +133,14 @@ def test_verdict(base, head, level, opts):
 
 
 def step_down(tests, opts):
-    """Holm's step-down over tests ({key: (base, head)}): {key: time verdict}, "regressed"
-    for the rejected ones (at the level that rejected them, in tv["conf"]); the others'
-    verdicts at the last level tried."""
+    """Holm's step-down over tests ({key: (base, head, widen)}, widen 1.0 when left out):
+    {key: time verdict},
+    "regressed" for the rejected ones (at the level that rejected them, in tv["conf"]); the
+    others' verdicts at the last level tried."""
     left, out = dict(tests), {}
     while left:
         level = 1.0 - ALPHA / len(left)
-        tvs = {k: test_verdict(b, h, level, opts) for k, (b, h) in left.items()}
+        tvs = {k: test_verdict(t[0], t[1], level, opts, *t[2:]) for k, t in left.items()}
         hit = [k for k, tv in tvs.items() if tv["verdict"] == "regressed"]
         for k in hit or tvs:
             out[k] = tvs[k]
@@ -169,7 +178,7 @@ def decide(row, screen, conf, verdicts, strategy_sizes, opts):
                         describe_time(own, "confirmation")[len("time "):]))
     cb, ch = conf.values("base", name), conf.values("head", name)
     pooled = time_verdict(screen.values("base", name) + cb, screen.values("head", name) + ch,
-                          opts.min_effect)
+                          opts.min_effect, widen=max(screen.widen([name]), conf.widen([name])))
     if pooled["verdict"] == "regressed":
         pooled["verdict"] = "inconclusive"
     why = [t["why"] for t in (own, fam or {}) if t.get("verdict") == "inconclusive" and

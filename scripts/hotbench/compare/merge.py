@@ -58,13 +58,17 @@ class MergeError(Exception):
 
 class Recorded:
     """A trials.Samples stand-in over recorded runs: values(label, name) from {name: {label:
-    [seconds]}}."""
+    [seconds]}}; widen(names) from {name: factor} (blocks.py; 1.0 when not recorded)."""
 
-    def __init__(self, by_name):
+    def __init__(self, by_name, widen_by_name=None):
         self.by_name = by_name
+        self.widen_by_name = widen_by_name or {}
 
     def values(self, label, name):
         return list(self.by_name.get(name, {}).get(label, []))
+
+    def widen(self, names):
+        return max([self.widen_by_name.get(n, 1.0) for n in names] or [1.0])
 
 
 def read_shards(dirs):
@@ -155,22 +159,25 @@ def rejudge(docs, opts):
             rows[r["name"]] = dict(r, checks=[dict(c) for c in r.get("checks") or []])
         c = doc.get("confirmation") or {}
         for t in c.get("tests", []):
-            tests[(t["kind"], t["name"])] = (pairs(t["base"]), pairs(t["head"]))
+            tests[(t["kind"], t["name"])] = (pairs(t["base"]), pairs(t["head"]),
+                                             t.get("widen", 1.0))
         suspects += c.get("suspects", [])
     verdicts = confirmation.step_down(tests, opts)
     stub = {s["name"]: dict(name=s["name"], family=s["family"],
                             time=dict(ratio=s["screen_ratio"])) for s in suspects}
     families = checks.by_strategy(stub, list(stub))
-    screen = Recorded({s["name"]: s["screen"] for s in suspects})
+    screen = Recorded({s["name"]: s["screen"] for s in suspects},
+                      {s["name"]: s.get("screen_widen", 1.0) for s in suspects})
     conf = Recorded({n: {lb: [v for _, v in runs] for lb, runs in zip(
-        ("base", "head"), tests[("size", n)])} for n in stub})
+        ("base", "head"), tests[("size", n)][:2])} for n in stub},
+        {n: tests[("size", n)][2] for n in stub})
     for s in suspects:
         tv = confirmation.decide(stub[s["name"]], screen, conf, verdicts,
                                  len(families.get(s["family"], [])), opts)
         again(rows[s["name"]], tv)
     record = dict(alpha=confirmation.ALPHA, tests=[
-        dict(kind=k, name=n, base=[list(x) for x in b], head=[list(x) for x in h])
-        for (k, n), (b, h) in sorted(tests.items())], suspects=suspects)
+        dict(kind=k, name=n, base=[list(x) for x in b], head=[list(x) for x in h], widen=w)
+        for (k, n), (b, h, w) in sorted(tests.items())], suspects=suspects)
     return rows, record
 
 

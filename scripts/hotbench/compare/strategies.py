@@ -86,7 +86,7 @@ def to_confirm(rows, samples, opts, cap=UNDECIDED_CAP):
         if any(rows[n].get("suspect") for n in names):
             continue
         tv = time_verdict(samples.pooled("base", names), samples.pooled("head", names),
-                          opts.min_effect)
+                          opts.min_effect, widen=samples.widen(names))
         if tv["verdict"] == "inconclusive" and tv.get("ratio"):
             open_.append((abs(math.log(tv["ratio"])), fam))
     chosen = [fam for _, fam in sorted(open_, reverse=True)[:cap]]
@@ -137,7 +137,8 @@ def strategy_line(family, rows, samples, opts, again=None):
     if timed:
         pooled = {lb: samples.pooled(lb, timed) + (again.pooled(lb, timed) if again else [])
                   for lb in ("base", "head")}
-        tv = time_verdict(pooled["base"], pooled["head"], opts.min_effect)
+        tv = time_verdict(pooled["base"], pooled["head"], opts.min_effect,
+                          widen=max(samples.widen(timed), again.widen(timed) if again else 1.0))
     return line(family, rows, tv, opts)
 
 

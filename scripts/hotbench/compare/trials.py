@@ -14,7 +14,7 @@ import time
 
 from ..selection import ere_escape
 from ..runjson import Run
-from . import copies, cpus
+from . import blocks, copies, cpus
 from .outliers import outlying
 
 
@@ -24,24 +24,32 @@ class Samples:
                           seconds per iteration, the least of the process's repetitions (another
                           job's interference only ever adds time)
     copy                  the copy of its arm's binary (copies.py, from 1) each of runs ran from
+    block                 the ABBA block each of runs ran in ((tag, number); None: none)
     cpu[label][name]      CPU seconds per iteration, one value per process kept (outliers.py:
                           a process whose benchmarks all ran far slower or faster than the
-                          others is left out); real[label][name] likewise
+                          others is left out), aligned on its block's centre (blocks.py) where
+                          the processes ran in blocks; real[label][name] likewise
+    widen(names)          the factor the intervals of these benchmarks' aligned values are
+                          widened by (blocks.py; 1.0 unaligned)
     outliers              {index in runs: its factor} of the processes left out
     skipped[label][name]  the predicted seconds (or None) of each process that skipped it
     failed[label][name]   the message of a verification failure or error
     family[name]          "<group>/<strategy>"; params[name] its arguments
     processes             one dict per process: label, block, seconds, rc, json, timed_out."""
 
-    def __init__(self):
-        self.runs, self.skipped, self.failed, self.copy = [], {}, {}, []
+    def __init__(self, aligned=True):
+        """aligned: whether the values are aligned on their blocks (blocks.py)."""
+        self.runs, self.skipped, self.failed, self.copy, self.block = [], {}, {}, [], []
+        self._widen, self.aligned = {}, aligned
         self.family, self.params, self.processes = {}, {}, []
         self.context = {}
         self._kept = None
 
-    def add(self, label, run, copy=1):
-        """Adds one process's Run, which ran from copy (copies.py) of its arm's binary."""
+    def add(self, label, run, copy=1, block=None):
+        """Adds one process's Run, which ran from copy (copies.py) of its arm's binary in block
+        (an ABBA block: any hashable; None when it ran in none)."""
         self.context.setdefault(label, run.context)
+        self.block.append(block)
         best = {}
         for r in run.rows:
             self._note(r)
@@ -86,14 +94,25 @@ class Samples:
                        [label for label, _ in self.runs])
         by = ({}, {}, {})
         copies = self.copy + [1] * (len(self.runs) - len(self.copy))
-        for i, (label, best) in enumerate(self.runs):
-            if i in out:
-                continue
-            for name, vals in best.items():
-                for m, v in enumerate((vals[0], vals[1], copies[i])):
-                    by[m].setdefault(label, {}).setdefault(name, []).append(v)
         kept = [i for i in range(len(self.runs)) if i not in out]
-        self._kept = (out, by, [self.runs[i] for i in kept], [copies[i] for i in kept])
+        blocks_ = self.block + [None] * (len(self.runs) - len(self.block))
+        vals, self._widen = blocks.align(kept, [self.runs[i][0] for i in kept],
+                                         [blocks_[i] if self.aligned else None
+                                          for i in kept],
+                                         {i: self.runs[i][1] for i in kept})
+        for i in kept:
+            label = self.runs[i][0]
+            for name, v in vals[i].items():
+                for m, x in enumerate((v[0], v[1], copies[i])):
+                    by[m].setdefault(label, {}).setdefault(name, []).append(x)
+        self._kept = (out, by, [(self.runs[i][0], vals[i]) for i in kept],
+                      [copies[i] for i in kept])
+
+    def widen(self, names):
+        """The factor (>= 1) an interval from these benchmarks' values is widened by: the
+        largest of theirs (blocks.align)."""
+        self._state()
+        return max([self._widen.get(n, 1.0) for n in names] or [1.0])
 
     def pooled(self, label, names, with_copy=False):
         """A strategy's sizes pooled: one value per kept process of label that measured every
@@ -195,7 +214,7 @@ def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log
             if run is None:
                 raise RunFailed("%s's hotbench failed (exit %s); its output: %s" % (
                     arm.label, rc, path[:-len(".json")] + ".log"))
-            samples.add(arm.label, run, copy)
+            samples.add(arm.label, run, copy, (tag, n + b + 1))
             samples.processes[-1]["run"] = len(samples.runs) - 1
             done = [p["seconds"] for p in samples.processes[n:]]
             eta = sum(done) / len(done) * (total - k)

@@ -2,7 +2,8 @@
 
 time (CPU seconds per iteration; hotbench's cpu_time):
     the ratio head/base is the Hodges-Lehmann estimate over the processes, with its 95%
-    distribution-free interval (rankstats.shift). With e the smallest effect that counts
+    distribution-free interval (rankstats.shift), both from the values aligned on their ABBA
+    blocks, the interval widened for it (blocks.py). With e the smallest effect that counts
     (--min-effect, default 2%):
       regressed     a suspect of the screening (its 80% interval above 1 and its estimate above
                     1 + e: an 80% interval of 6 runs a side survives one outlying process, a 95%
@@ -32,15 +33,17 @@ import math
 
 import numpy as np
 
+from .blocks import widened
 from .rankstats import shift
 
 ORDER = ["failed", "regressed", "accepted", "improved", "inconclusive", "same", "not-measured"]
 
 
-def time_verdict(base, head, min_effect, conf=0.95, margin=0.0):
+def time_verdict(base, head, min_effect, conf=0.95, margin=0.0, widen=1.0):
     """{verdict, ratio, ci, p, n_base, n_head, base_s, head_s (the medians)} for two samples of
     positive seconds: regressed when the conf interval lies above 1 + margin and the estimate
-    above 1 + min_effect (the other verdicts as the module says)."""
+    above 1 + min_effect (the other verdicts as the module says). widen: the factor the
+    interval is widened by about the estimate (values aligned on their blocks: blocks.py)."""
     out = dict(n_base=len(base), n_head=len(head),
                base_s=float(np.median(base)) if len(base) else None,
                head_s=float(np.median(head)) if len(head) else None)
@@ -49,6 +52,7 @@ def time_verdict(base, head, min_effect, conf=0.95, margin=0.0):
                    why="fewer than 2 runs on a side")
         return out
     ratio, lo, hi, p = shift(base, head, conf)
+    lo, hi = widened(ratio, lo, hi, widen)
     out.update(ratio=ratio, ci=[lo, hi], p=p)
     up = 1.0 + min_effect
     if lo > 1.0 + margin and ratio > up:
