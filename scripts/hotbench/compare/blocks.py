@@ -4,12 +4,13 @@ widens the interval of every benchmark.
 
 The interleaved trials are a randomized block design: each ABBA block runs two processes of each
 arm back to back, and the machine's speed drifts between blocks far more than within one.
-Measured on the project's 2-vCPU VM, in an unchanged compare under load, the third of three
-screening blocks ran the RFC 3339 parsers 1.2 to 1.75 times as long as the first two, in both
-arms alike; the rank interval over all the processes, which treats them as one sample per arm,
-then spans every cross-block pair: a median width of 46% over the 277 timed benchmarks, against
-12% once aligned. A 5% slowdown added to that compare's head would have been seen by 15 of them,
-78 aligned (the 95% interval above +1%).
+Measured on the project's 2-vCPU VM, in an unchanged compare (a README change), the third
+of three screening blocks ran the RFC 3339 parsers 1.2 to 1.75 times as long as the first two,
+in both arms alike; the rank interval over all the processes, which treats them as one sample
+per arm, then spans every cross-block pair: a median width of 46% over the 277 timed
+benchmarks, against 12% once aligned. A 5% slowdown added to that compare's head would have
+been called regressed by the screening's 95% interval in 21 rows, in 92 aligned
+(results/notes/blocks.md).
 
 The alignment follows Hodges and Lehmann ("Rank methods for combination of independent
 experiments in analysis of variance", Ann. Math. Statist. 33, 1962): per benchmark and block,
