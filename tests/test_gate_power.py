@@ -175,7 +175,22 @@ def test_injection_reach():
           "no injection table without a slowed-down compare")
 
 
+def test_inject_envs():
+    import re
+    import gate_power
+    select = power.family_regex(["a/x", "b/y.1"])
+    head, base = gate_power.inject_envs(0.05, select)
+    check(head["HB_INJECT"] == base["HB_INJECT"] == "slowdown:0.05",
+          "both arms parse the same slowdown word (%s, %s)" % (head, base))
+    check(len(head["HB_INJECT_SELECT"]) == len(base["HB_INJECT_SELECT"]),
+          "the two selections are as long (the environment's size alike)")
+    check(all(re.search(head["HB_INJECT_SELECT"], f) for f in ("a/x", "b/y.1")) and
+          not any(re.search(base["HB_INJECT_SELECT"], f) for f in ("a/x", "b/y.1", "a/z")),
+          "the head's selection matches the families, the base's none")
+
+
 test_targets()
+test_inject_envs()
 test_injection_reach()
 test_classify()
 test_goals()
