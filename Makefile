@@ -72,8 +72,10 @@ $(TEST_TREES):
 	    ctest --test-dir $(TREE) -j $(JOBS) --output-on-failure $(TEST_ARGS) && \
 	    echo "$(TREE) built and tested in $$SECONDS s"; } 2>&1 | sed -u 's/^/$(TAG): /'
 
+# configured when build-test/ has no Makefile yet (a configure that failed, e.g. on a missing
+# package, leaves CMakeCache.txt but no Makefile)
 check:
-	@test -e $(TEST_BUILD)/CMakeCache.txt || \
+	@test -e $(TEST_BUILD)/Makefile || \
 	    $(CMAKE_GEN) -B $(TEST_BUILD) -DHB_WERROR=ON -DHB_TEST_HOOKS=ON >/dev/null
 	@cmake --build $(TEST_BUILD) -j $(JOBS)
 	@ctest --test-dir $(TEST_BUILD) -j $(JOBS) -L '^(unit|cli)$$' --output-on-failure $(TEST_ARGS)

@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SRC, "scripts"))
 
+from hotbench.compare.bisect import unconfirmed_note  # noqa: E402
 from hotbench.compare.revisions import first_error  # noqa: E402
 
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
@@ -280,6 +281,28 @@ def tools_missing():
         if shutil.which(tool) is None:
             return tool
     return None
+
+
+class UnconfirmedNote(unittest.TestCase):
+    """BAD not confirmed slower than GOOD: the message names the slower inconclusive row."""
+
+    def row(self, name, verdict, ratio):
+        return dict(name=name, verdict=verdict, ratio=ratio, ci=[ratio - 0.4, ratio + 0.6],
+                    check="time: +%.0f%% in the screening, not confirmed" % (ratio * 100 - 100))
+
+    def test_the_slowest_inconclusive_row_is_named(self):
+        note = unconfirmed_note(dict(rows=[self.row("a/x/n:1", "inconclusive", 1.3),
+                                           self.row("a/y/n:1", "inconclusive", 2.089),
+                                           self.row("a/z/n:1", "same", 3.0)]))
+        self.assertTrue(note.startswith("; slower but not confirmed: ratio 2.089 CI "
+                                        "[1.689, 2.689] a/y/n:1 (time: +109% in the screening"),
+                        note)
+        self.assertIn("--confirm-rounds N", note)
+
+    def test_nothing_slower_and_undecided_says_nothing(self):
+        self.assertEqual(unconfirmed_note(dict(rows=[self.row("a/x/n:1", "inconclusive", 0.9),
+                                                     self.row("a/y/n:1", "same", 1.5)])), "")
+        self.assertEqual(unconfirmed_note(None), "")
 
 
 if __name__ == "__main__":

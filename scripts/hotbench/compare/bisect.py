@@ -191,6 +191,19 @@ def worst_row(result):
     return max(rows, key=lambda r: r.get("ratio") or 0) if rows else None
 
 
+def unconfirmed_note(result):
+    """'; slower but not confirmed: <row> (<its time check>); ...' for the inconclusive row of a
+    compare.json with the largest ratio above 1 (a slowdown the noise of this machine, or the
+    spread of its binary's copies, left undecided), '' when there is none."""
+    rows = [r for r in (result or {}).get("rows", []) if r.get("verdict") == "inconclusive"
+            and isinstance(r.get("ratio"), (int, float)) and r["ratio"] > 1]
+    if not rows:
+        return ""
+    return "; slower but not confirmed: %s; more ABBA blocks (-- --confirm-rounds N; make " \
+        "bisect: COMPARE_ARGS='--confirm-rounds N') or a quieter machine may decide it" \
+        % fmt_row(max(rows, key=lambda r: r["ratio"]))
+
+
 def verdict_of(step):
     """A compare's verdict in one word: regressed, no-regression, not-built or error."""
     return {0: "no-regression", 1: "regressed", 3: "not-built"}.get(step["status"], "error")
@@ -427,8 +440,9 @@ def check_bad(settings, good, bad):
     say(progress_line(step, "BAD"))
     if step["status"] == 0:
         raise BisectError("BAD %s does not regress against GOOD %s on %s (compare: %s/%s/): "
-                          "nothing to bisect" % (bad[:12], good[:12], settings["filter"],
-                                                 rel(settings["out"]), bad), code=1)
+                          "nothing to bisect%s" % (bad[:12], good[:12], settings["filter"],
+                                                   rel(settings["out"]), bad,
+                                                   unconfirmed_note(step["result"])), code=1)
     if step["status"] == 3:
         which = {"base": "GOOD", "head": "BAD"}
         sides = not_built_of(step["result"]) or [("head", bad, subject(bad), [])]
