@@ -27,6 +27,7 @@ SRC = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SRC, "scripts"))
 
 from hotbench.compare.bisect import unconfirmed_note  # noqa: E402
+from hotbench.compare.copies import COPIES  # noqa: E402
 from hotbench.compare.revisions import first_error  # noqa: E402
 
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
@@ -298,6 +299,16 @@ class UnconfirmedNote(unittest.TestCase):
                                         "[1.689, 2.689] a/y/n:1 (time: +109% in the screening"),
                         note)
         self.assertIn("--confirm-rounds N", note)
+        self.assertNotIn("--copies", note)
+
+    def test_left_by_the_copies_spread_asks_for_more_copies(self):
+        row = self.row("a/y/n:1", "inconclusive", 1.5)
+        row["check"] += " (not beyond the copies' own spread: +50% [-3%, +130%] with the " \
+            "copy a random effect)"
+        note = unconfirmed_note(dict(rows=[row]))
+        self.assertIn("a/y/n:1", note)
+        self.assertIn("--copies N', N above the default %d" % COPIES, note)
+        self.assertNotIn("--confirm-rounds", note)
 
     def test_nothing_slower_and_undecided_says_nothing(self):
         self.assertEqual(unconfirmed_note(dict(rows=[self.row("a/x/n:1", "inconclusive", 0.9),

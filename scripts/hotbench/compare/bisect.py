@@ -29,6 +29,7 @@ import sys
 import time
 
 from ..git import is_ancestor, run as git_run
+from .copies import COPIES
 from .notbuilt import not_built_of, rel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -192,16 +193,24 @@ def worst_row(result):
 
 
 def unconfirmed_note(result):
-    """'; slower but not confirmed: <row> (<its time check>); ...' for the inconclusive row of a
-    compare.json with the largest ratio above 1 (a slowdown the noise of this machine, or the
-    spread of its binary's copies, left undecided), '' when there is none."""
+    """'; slower but not confirmed: <row> (<its time check>); <how to decide it>' for the
+    inconclusive row of a compare.json with the largest ratio above 1 (a slowdown the noise of
+    this machine, or the spread of its binary's copies, left undecided), '' when there is none.
+    Where the copies' spread left it undecided (confirmation.test_verdict: the interval with the
+    copy a random effect has about copies - 1 degrees of freedom), more copies decide it; else
+    more ABBA blocks."""
     rows = [r for r in (result or {}).get("rows", []) if r.get("verdict") == "inconclusive"
             and isinstance(r.get("ratio"), (int, float)) and r["ratio"] > 1]
     if not rows:
         return ""
-    return "; slower but not confirmed: %s; more ABBA blocks (-- --confirm-rounds N; make " \
-        "bisect: COMPARE_ARGS='--confirm-rounds N') or a quieter machine may decide it" \
-        % fmt_row(max(rows, key=lambda r: r["ratio"]))
+    row = max(rows, key=lambda r: r["ratio"])
+    if "copies' own spread" in (row.get("check") or ""):
+        how = "more copies of each binary (-- --copies N; make bisect: COMPARE_ARGS='--copies " \
+            "N', N above the default %d) or a quieter machine may decide it" % COPIES
+    else:
+        how = "more ABBA blocks (-- --confirm-rounds N; make bisect: COMPARE_ARGS=" \
+            "'--confirm-rounds N') or a quieter machine may decide it"
+    return "; slower but not confirmed: %s; %s" % (fmt_row(row), how)
 
 
 def verdict_of(step):
