@@ -149,6 +149,10 @@ typedef struct hb_group_desc {
                                     * that take minutes per allocator there (1 GiB and more of
                                     * fresh memory per run); NULL = none */
     const hb_limits_desc *limits; /* what limits its fast strategy now, or NULL: no paragraph */
+    int gate_isolate; /* nonzero: the compare runs each strategy of the group in a process of
+                       * its own (scripts/hotbench/compare/isolation.py), for a group whose
+                       * times depend on the heap earlier benchmarks left (whether an array
+                       * comes from a free chunk or from fresh pages); 0: all in one process */
 } hb_group_desc;
 
 /* A whole-process run: a generator and a decoder command on its output

@@ -185,6 +185,7 @@ static void put_groups(FILE *f, const hb_group_desc *g)
         put_key(f, "gate", 0), fputc('{', f);
         put_key(f, "select", 1), put_str(f, g[i].gate_select);
         put_key(f, "ir_select", 0), put_str(f, g[i].gate_ir_select);
+        put_key(f, "isolate", 0), fputs(g[i].gate_isolate ? "true" : "false", f);
         fputc('}', f);
         put_key(f, "alloc_select", 0), put_str(f, g[i].alloc_select);
         put_key(f, "alloc_select_long", 0), put_str(f, g[i].alloc_select_long);

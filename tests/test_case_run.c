@@ -19,7 +19,7 @@ static const hb_strategy_desc strategies[] = {
     {NULL, 0, 0, 0, NULL},
 };
 static const hb_group_desc groups[] = {
-    {"t", "test", "test", "ref", "ref", strategies, NULL, "", NULL, NULL, NULL, NULL},
+    {"t", "test", "test", "ref", "ref", strategies, NULL, "", NULL, NULL, NULL, NULL, 0},
     {0},
 };
 static const hb_case_desc desc = {"t", "test", "test", groups, NULL, NULL, NULL};

@@ -7,6 +7,7 @@ accepted only inside base..head, and JSON without NaN. Correctness only, never t
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -24,7 +25,8 @@ from hotbench.compare.arms import Arm  # noqa: E402
 from hotbench.compare.checks import strategy_suspects  # noqa: E402
 from hotbench.compare.confirmation import judge, step_down, test_verdict  # noqa: E402
 from hotbench.compare.engine import Options, Result  # noqa: E402
-from hotbench.compare.trials import Samples  # noqa: E402
+from hotbench.compare import isolation  # noqa: E402
+from hotbench.compare.trials import Samples, run_process  # noqa: E402
 from hotbench.compare.blocks import align, widened  # noqa: E402
 from hotbench.compare import checks  # noqa: E402
 from hotbench.compare.verdicts import (combine, instructions_verdict, repeated,  # noqa: E402
@@ -730,6 +732,76 @@ class Outputs(unittest.TestCase):
         rows[0]["verdict"] = "regressed"
         res.recount()
         self.assertEqual(res.exit_code, 1)
+
+
+FAKE_HOTBENCH = r"""#!/usr/bin/env python3
+# a stand-in for hotbench: lists or "runs" the names its --benchmark_filter selects
+import json, re, sys
+NAMES = ["g/a/n:1/real_time", "g/a/n:2/real_time", "h/x/n:1/real_time", "g/b/n:1/real_time",
+         "h/y/n:1/real_time"]
+args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
+names = [n for n in NAMES if re.search(args.get("--benchmark_filter", ""), n)]
+if "--benchmark_list_tests" in sys.argv:
+    print("\n".join(names))
+    sys.exit(0)
+with open(args["--benchmark_out"], "w") as f:
+    json.dump({"context": {"part": names[0]}, "benchmarks": [
+        {"name": n, "run_name": n, "run_type": "iteration", "repetition_index": 0,
+         "real_time": 1.0, "cpu_time": 1.0, "time_unit": "us", "iterations": 1}
+        for n in names]}, f)
+"""
+
+
+class Isolation(unittest.TestCase):
+    """isolation.py: the strategies of an isolated group each run in a process of their own,
+    the rest in one; the parts' JSON is merged into the process's."""
+
+    NAMES = ["g/a/n:1", "g/a/n:2", "h/x/n:1", "g/b/n:1", "h/y/n:1"]
+
+    def test_split(self):
+        filters = isolation.split(self.NAMES, "^(g)/")
+        matched = [[n for n in self.NAMES if re.search(f, n)] for f in filters]
+        self.assertEqual(matched, [["h/x/n:1", "h/y/n:1"], ["g/a/n:1", "g/a/n:2"],
+                                   ["g/b/n:1"]])
+        self.assertEqual(isolation.split(self.NAMES, "^(k)/"), [])
+        only = isolation.split(["g/a/n:1", "g/b/n:1"], "^(g)/")
+        self.assertEqual(len(only), 2)  # no empty rest
+
+    def test_isolate_filter(self):
+        class M:
+            def __init__(self, flags):
+                self.flags = flags
+
+            def groups(self):
+                return [dict(name=n, gate=dict(select="", isolate=f) if f is not None else {})
+                        for n, f in self.flags]
+        self.assertEqual(isolation.isolate_filter(M([("g", True), ("h", False), ("k", None),
+                                                     ("g-x.y", True)])), r"^(g|g-x\.y)/")
+        self.assertIsNone(isolation.isolate_filter(M([("h", False), ("k", None)])))
+
+    def test_a_process_in_parts_is_one_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "hotbench")
+            with open(fake, "w") as f:
+                f.write(FAKE_HOTBENCH)
+            os.chmod(fake, 0o755)
+            settings = dict(profile="full", budget_s=0.25, min_time=0.01, env={},
+                            isolate="^(g)/")
+            out = os.path.join(d, "screen-001-base.json")
+            run, rc, _, timed_out = run_process(Arm("base", fake), settings, "^(g|h)/", out)
+            self.assertEqual((rc, timed_out), (0, False))
+            self.assertEqual([r["name"] for r in run.rows],
+                             ["h/x/n:1/real_time", "h/y/n:1/real_time", "g/a/n:1/real_time",
+                              "g/a/n:2/real_time", "g/b/n:1/real_time"])
+            self.assertEqual(run.context, {"part": "h/x/n:1/real_time"})
+            with open(out[:-len(".json")] + ".log") as f:
+                self.assertEqual(sum(1 for line in f if "--benchmark_filter=" in line), 3)
+            self.assertEqual(sorted(os.listdir(d)), ["hotbench", "screen-001-base.json",
+                                                     "screen-001-base.log"])
+            settings["isolate"] = None
+            run, rc, _, _ = run_process(Arm("base", fake), settings, "^(g|h)/", out)
+            self.assertEqual(len(run.rows), 5)
+            self.assertEqual(run.context, {"part": "g/a/n:1/real_time"})
 
 
 if __name__ == "__main__":

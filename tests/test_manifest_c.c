@@ -26,8 +26,8 @@ static const hb_view_desc views[] = {
 static const hb_limits_desc limits = {"ref", "floor", "n:3", "n:1", NULL, "why \"it\" is slow"};
 static const hb_group_desc groups[] = {
     {"demo", "A \"quoted\" title\n", "about\\", "ref", "floor", strategies, NULL, "", NULL,
-     "ref/n:(1|2)/", "ref/n:3/", NULL},
-    {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL, NULL, NULL, &limits},
+     "ref/n:(1|2)/", "ref/n:3/", NULL, 1 /* gate_isolate */},
+    {"demo-views", "t", "a", NULL, NULL, strategies, views, NULL, NULL, NULL, NULL, &limits, 0},
     {0},
 };
 static const hb_case_desc desc = {"demo", "Demo \xc3\xa9t\xe9 \xed\xa0\x80 \xf0\x9f\x93\x88\xf0",
@@ -64,10 +64,11 @@ static void test_json(void **state)
     /* well-formed UTF-8 as it is; a Latin-1 byte, a surrogate, a truncated sequence: U+FFFD */
     assert_non_null(strstr(j, "\"title\":\"Demo \xc3\xa9t\\ufffd \\ufffd\\ufffd\\ufffd "
                               "\xf0\x9f\x93\x88\\ufffd\","));
-    assert_non_null(strstr(j, "\"views\":[],\"gate\":{\"select\":\"\",\"ir_select\":null},"
+    assert_non_null(strstr(j, "\"views\":[],\"gate\":{\"select\":\"\",\"ir_select\":null,"
+                              "\"isolate\":true},"
                               "\"alloc_select\":\"ref/n:(1|2)/\",\"alloc_select_long\":\"ref/n:3/\","
                               "\"limits\":null}"));
-    assert_non_null(strstr(j, "\"gate\":{\"select\":null,\"ir_select\":null},"
+    assert_non_null(strstr(j, "\"gate\":{\"select\":null,\"ir_select\":null,\"isolate\":false},"
                               "\"alloc_select\":null,\"alloc_select_long\":null,"
                               "\"limits\":{\"strategy\":\"ref\",\"ceiling\":\"floor\","
                               "\"row\":\"n:3\",\"probe\":\"n:1\",\"item\":null,"
@@ -100,7 +101,7 @@ static void test_unique(void **state)
         {NULL, 0, 0, 0, NULL},
     };
     static const hb_group_desc g_twice[] = {
-        {"g", "t", "a", NULL, NULL, twice, NULL, NULL, NULL, NULL, NULL, NULL}, {0}};
+        {"g", "t", "a", NULL, NULL, twice, NULL, NULL, NULL, NULL, NULL, NULL, 0}, {0}};
     static const hb_case_desc d_twice = {"dup", "D", "i", g_twice, NULL, NULL, NULL};
     const hb_case c1[] = {{"dup", reg, &d_twice}};
     assert_int_equal(hb_manifest_unique(c1, 1, why, sizeof why), 0);
@@ -112,7 +113,7 @@ static void test_unique(void **state)
     assert_non_null(strstr(why, "group 'demo' is described twice"));
     /* view key "demo" in another group of another case */
     static const hb_group_desc g_view[] = {{"other", "t", "a", NULL, NULL, strategies, views,
-                                            NULL, NULL, NULL, NULL, NULL},
+                                            NULL, NULL, NULL, NULL, NULL, 0},
                                            {0}};
     static const hb_case_desc d_view = {"view", "V", "i", g_view, NULL, NULL, NULL};
     const hb_case c3[] = {{"demo", reg, &desc}, {"view", reg, &d_view}};
@@ -136,9 +137,9 @@ static void test_twin(void **state)
         {NULL, 0, 0, 0, NULL},
     };
     static const hb_group_desc g_self[] = {
-        {"g", "t", "a", NULL, NULL, self, NULL, NULL, NULL, NULL, NULL, NULL}, {0}};
+        {"g", "t", "a", NULL, NULL, self, NULL, NULL, NULL, NULL, NULL, NULL, 0}, {0}};
     static const hb_group_desc g_unknown[] = {
-        {"h", "t", "a", NULL, NULL, unknown, NULL, NULL, NULL, NULL, NULL, NULL}, {0}};
+        {"h", "t", "a", NULL, NULL, unknown, NULL, NULL, NULL, NULL, NULL, NULL, 0}, {0}};
     static const hb_case_desc d_self = {"s", "S", "i", g_self, NULL, NULL, NULL};
     static const hb_case_desc d_unknown = {"u", "U", "i", g_unknown, NULL, NULL, NULL};
     const hb_case c1[] = {{"s", reg, &d_self}};
@@ -159,11 +160,11 @@ static void test_limits(void **state)
     static const hb_limits_desc unknown = {"ref", "memcpy", "n:3", "n:1", NULL, "m"};
     static const hb_limits_desc no_text = {"ref", "floor", "n:3", "n:1", NULL, NULL};
     static const hb_group_desc g_swapped[] = {
-        {"g", "t", "a", NULL, NULL, strategies, NULL, NULL, NULL, NULL, NULL, &swapped}, {0}};
+        {"g", "t", "a", NULL, NULL, strategies, NULL, NULL, NULL, NULL, NULL, &swapped, 0}, {0}};
     static const hb_group_desc g_unknown[] = {
-        {"g", "t", "a", NULL, NULL, strategies, NULL, NULL, NULL, NULL, NULL, &unknown}, {0}};
+        {"g", "t", "a", NULL, NULL, strategies, NULL, NULL, NULL, NULL, NULL, &unknown, 0}, {0}};
     static const hb_group_desc g_no_text[] = {
-        {"g", "t", "a", NULL, NULL, strategies, NULL, NULL, NULL, NULL, NULL, &no_text}, {0}};
+        {"g", "t", "a", NULL, NULL, strategies, NULL, NULL, NULL, NULL, NULL, &no_text, 0}, {0}};
     static const hb_case_desc d1 = {"l", "L", "i", g_swapped, NULL, NULL, NULL};
     static const hb_case_desc d2 = {"l", "L", "i", g_unknown, NULL, NULL, NULL};
     static const hb_case_desc d3 = {"l", "L", "i", g_no_text, NULL, NULL, NULL};

@@ -99,13 +99,14 @@ static const hb_group_desc groups[] = {
      "One iteration reads a whole chunked body in reads of 4096 bytes into one array.",
      "exact", "memcpy", body, body_views,
      "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/",
-     ALLOC_BODY, ALLOC_BODY_LONG, NULL /* limits */},
+     ALLOC_BODY, ALLOC_BODY_LONG, NULL /* limits */, 1 /* gate_isolate: fresh or recycled
+     * arrays depend on the heap the strategies before left (isolation.py) */},
     {"bufgrow-gzip", "gzip chunked body into one array",
      "The same with a gzip body: inflate, then the same growth.",
      "inflate", "inflate", gzip_body, gzip_views,
      "[^/]+/size:(65536|262144|1048576|4194304|16777216)/", "[^/]+/size:65536/",
      NULL, NULL /* inflate's cost on top of the same growth: nothing more on the allocator */,
-     NULL /* limits */},
+     NULL /* limits */, 1 /* gate_isolate, as bufgrow */},
     {"bufgrow-cliff", "httpcore's 32-bit capacity past 2^30",
      "`httpcore` models ByteArrayBuffer's `int` capacity: doubling until `capacity << 1` "
      "overflows, then growth to exactly what is needed, one read at a time, each step copying "
@@ -117,7 +118,7 @@ static const hb_group_desc groups[] = {
      "zeroing and copying but no page faults. The real JVM should lie between the two.",
      NULL, "bufgrow/memcpy/size:4194304/read:4096/real_time", cliff, cliff_views,
      "httpcore/width:24/size:(1048576|4194304|4456448)/", "httpcore/width:24/size:1048576/",
-     NULL, ALLOC_CLIFF_LONG, NULL /* limits */},
+     NULL, ALLOC_CLIFF_LONG, NULL /* limits */, 1 /* gate_isolate, as bufgrow */},
     {"dechunk", "the chunked decoder alone",
      "One iteration decodes a whole chunked body (chunk-size lines, chunk-data, CRLFs, "
      "last-chunk) into a warm buffer of the payload's size, written before timing: no page "

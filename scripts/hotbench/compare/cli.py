@@ -106,7 +106,8 @@ def options(args):
               repetitions=args.repetitions,
               min_effect=args.min_effect, ir_tolerance=args.ir_tolerance,
               max_iteration_s=args.max_iteration, instructions=not args.no_instructions,
-              complexity=not args.no_complexity, seed=args.seed, copies=args.copies)
+              complexity=not args.no_complexity, seed=args.seed, copies=args.copies,
+              isolate=not args.no_isolate)
     try:
         kw["cpu"] = cpus.parse(args.cpu)
         kw["shard"] = shards.parse(args.shard) if args.shard else None
@@ -203,6 +204,10 @@ def parser():
     a("--copies", type=int, default=o.copies, help="separately written copies of its binary "
       "each arm runs from, its processes spread over them; the confirmation counts the copy "
       "as a random effect (default %(default)s; 0: the binary itself, one file per arm)")
+    a("--no-isolate", action="store_true", help="run every benchmark of a process in one "
+      "process, also the strategies of groups whose manifest entry asks for a process each "
+      "(gate.isolate: their times depend on the heap the strategies before them left; "
+      "docs/compare.md). Cheaper, for measuring what the isolation costs")
     a("--no-instructions", action="store_true", help="skip the callgrind counts")
     a("--no-complexity", action="store_true", help="skip the exponent fits")
     a("--no-explain", action="store_true", help="skip the per-function profiles of the "

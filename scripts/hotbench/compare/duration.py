@@ -7,7 +7,8 @@ recorded reference run (results/reference/run.json, matched by name; a benchmark
 priced like its neighbours) with bench.py's terms (hotbench/estimate.py), split in two:
 
   timed       R x max(m, t)                     (t: seconds of one iteration; R: repetitions)
-  overhead    C_BENCH + C_T x t + C_ITER x R x max(1, m / t), and P0 once per process
+  overhead    C_BENCH + C_T x t + C_ITER x R x max(1, m / t), and P0 once per process part
+              (one, or one per isolated strategy and one for the rest: isolation.py)
   probe       one process, one iteration of each benchmark of the selection (R = 1, m = 0)
   screening   blocks x 4 processes of the benchmarks the probe keeps (per iteration at most
               --max-iteration)
@@ -33,6 +34,7 @@ seconds - its timed iterations) / its predicted overhead. The builds (revisions.
 own "about" figure and are not in the estimate.
 """
 from .. import estimate as model
+from . import isolation
 from .confirmation import ANCHORS
 from .strategies import UNDECIDED_CAP
 
@@ -56,14 +58,15 @@ def benchmark_seconds(row, min_time, repetitions, t=None):
             C_BENCH + model.C_T * t + model.C_ITER * repetitions * max(1.0, rep / t))
 
 
-def process_seconds(names, rows, min_time, repetitions, measured=None, each=None):
+def process_seconds(names, rows, min_time, repetitions, measured=None, each=None, isolate=None):
     """(timed, overhead) seconds of one hotbench process over names (a list) with the given
     settings; rows: {run_name: row} of the recorded run (may be empty: C_BENCH each); measured:
     {name: seconds of one iteration} the probe measured, preferred to the record; each: a list
-    that receives each benchmark's (timed, overhead), when given."""
+    that receives each benchmark's (timed, overhead), when given; isolate: the ERE of the
+    benchmarks whose strategies run as parts of their own (isolation.py), None for none."""
     measured = measured or {}
     priced = {n: benchmark_seconds(r, min_time, repetitions) for n, r in rows.items()}
-    timed, over = 0.0, P0
+    timed, over = 0.0, P0 * max(1, len(isolation.split(names, isolate)) if isolate else 1)
     for n in names:
         if n in measured:
             a, b = benchmark_seconds(rows.get(n), min_time, repetitions, measured[n])
@@ -99,7 +102,7 @@ def kept(names, rows, max_iteration_s, measured=None):
     return out
 
 
-def plan(names, ir_names, rows, opts, measured=None, pace=1.0):
+def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
     """The compare's expected seconds, step by step: {"probe", "screening", "confirmation":
     [none, likely, all], "callgrind", "total": [none, likely, all] (without a confirmation,
     with the likely one, with every benchmark confirmed), "benchmarks": count, "probe_parts":
@@ -107,12 +110,12 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0):
     ir_names: the instruction selection's (empty when the step is off); rows: the recorded run's
     rows (estimate.run_rows); opts: the compare's Options (blocks, confirm_blocks, min_time,
     repetitions, max_iteration_s); measured: {name: iteration seconds} from the probe; pace:
-    the factor on every overhead (at_pace)."""
-    pt, po = process_seconds(names, rows, 0.0, 1, measured)
+    the factor on every overhead (at_pace); isolate: as process_seconds'."""
+    pt, po = process_seconds(names, rows, 0.0, 1, measured, isolate=isolate)
     screen_names = kept(names, rows, opts.max_iteration_s, measured)
     each = []
     st, so = process_seconds(screen_names, rows, opts.min_time, opts.repetitions, measured,
-                             each)
+                             each, isolate)
     one = st + so * pace
     screening = opts.blocks * 4 * one
     costs = sorted(a + b * pace for a, b in each)
@@ -133,14 +136,14 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0):
             "benchmarks": len(names), "probe_parts": (pt, po)}
 
 
-def at_pace(names, ir_names, rows, opts, probe_actual_s, measured):
+def at_pace(names, ir_names, rows, opts, probe_actual_s, measured, isolate=None):
     """The plan re-made after the probe: (pace, plan) where every benchmark's iteration is the
     probe's measured one and every overhead is scaled by pace = (the probe's seconds - its timed
     iterations) / its predicted overhead (1 when that is 0); the probe counts as measured."""
-    p = plan(names, ir_names, rows, opts, measured)
+    p = plan(names, ir_names, rows, opts, measured, isolate=isolate)
     pt, po = p["probe_parts"]
     pace = max(probe_actual_s - pt, 0.0) / po if po > 0 else 1.0
-    p = plan(names, ir_names, rows, opts, measured, pace)
+    p = plan(names, ir_names, rows, opts, measured, pace, isolate)
     shift = probe_actual_s - p["probe"]
     p["probe"] = probe_actual_s
     p["total"] = [t + shift for t in p["total"]]

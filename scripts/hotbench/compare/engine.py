@@ -27,7 +27,8 @@ import time
 from .. import estimate
 from ..manifest import Manifest, ManifestError
 from ..selection import BUDGET_S, MALLOC_ENV, PROFILE, selection_filter
-from . import checks, confirmation, copies, duration, shards, strategies, toolchain, witness
+from . import (checks, confirmation, copies, duration, isolation, shards, strategies, toolchain,
+               witness)
 from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
@@ -48,7 +49,9 @@ class Options:
     reference_run: the recorded run JSON the expected duration is priced from (None:
     results/reference/run.json of this checkout; duration.py); copies: how many separately
     written copies of its binary each arm runs from (copies.py; 0: the binary itself); shard:
-    (i, n) to measure only the i-th of n parts of the selection (shards.py), None for all."""
+    (i, n) to measure only the i-th of n parts of the selection (shards.py), None for all;
+    isolate: each strategy of the groups whose manifest entry says gate.isolate runs in a
+    process of its own (isolation.py; False: every benchmark of a process in one)."""
 
     def __init__(self, **kw):
         self.filter = None
@@ -70,6 +73,7 @@ class Options:
         self.reference_run = None
         self.copies = copies.COPIES
         self.shard = None
+        self.isolate = True
         for k, v in kw.items():
             if not hasattr(self, k):
                 raise TypeError("unknown option %r" % k)
@@ -150,18 +154,18 @@ def probe(base, settings, bfilter, trials_dir, opts, log):
     return names, out, first
 
 
-def expect(arms, manifest, bfilter, opts, log):
+def expect(arms, manifest, bfilter, opts, log, isolate=None):
     """The compare's expected duration (duration.plan), logged before it measures; the plan, or
-    None when hotbench lists nothing (the probe then says why)."""
+    None when hotbench lists nothing (the probe then says why). isolate: settings["isolate"]."""
     rows = reference_rows(opts, log)
     names = sorted(checks.listed(arms[0].binary, bfilter))
     if not names:
         return None
     ir_filter = checks.ir_selection(arms, manifest, opts) if opts.instructions else None
     ir_names = sorted(checks.listed(arms[1].binary, ir_filter)) if ir_filter else []
-    p = duration.plan(names, ir_names, rows, opts)
+    p = duration.plan(names, ir_names, rows, opts, isolate=isolate)
     log("compare: expected " + duration.text(p))
-    return dict(p, names=names, ir_names=ir_names, rows=rows)
+    return dict(p, names=names, ir_names=ir_names, rows=rows, isolate=isolate)
 
 
 def reference_rows(opts, log):
@@ -249,6 +253,7 @@ def measure(base, head, opts, out_dir, log):
     t0 = time.monotonic()
     manifest = load_manifest(head, base)
     settings = opts.settings()
+    settings["isolate"] = isolation.isolate_filter(manifest) if opts.isolate else None
     bfilter = opts.filter or selection_filter(manifest, "select")
     if not bfilter:
         die("no group of the manifest selects anything for the gate (gate.select); give --filter")
@@ -262,7 +267,7 @@ def measure(base, head, opts, out_dir, log):
     rng = random.Random(opts.seed)
     trials_dir = os.path.join(out_dir, "trials")
     screen = Samples()
-    plan = expect((base, head), manifest, bfilter, opts, log)
+    plan = expect((base, head), manifest, bfilter, opts, log, settings["isolate"])
     factor = paced = None
     try:
         t_probe = time.monotonic()
@@ -270,7 +275,8 @@ def measure(base, head, opts, out_dir, log):
         if plan:
             measured = {n: min(v) for n, v in first.real.get("base", {}).items() if v}
             factor, paced = duration.at_pace(plan["names"], plan["ir_names"], plan["rows"],
-                                             opts, time.monotonic() - t_probe, measured)
+                                             opts, time.monotonic() - t_probe, measured,
+                                             plan["isolate"])
             log("compare: expected " + duration.text(paced, factor))
         screen.family.update(first.family)
         screen.params.update(first.params)

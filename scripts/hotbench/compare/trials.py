@@ -14,7 +14,7 @@ import time
 
 from ..selection import ere_escape
 from ..runjson import Run
-from . import blocks, copies, cpus
+from . import blocks, copies, cpus, isolation
 from .outliers import outlying
 
 
@@ -159,27 +159,46 @@ def command(binary, settings, bfilter, out_json):
 def run_process(arm, settings, bfilter, out_json, timeout=None, cpu=None, binary=None):
     """Runs one process of arm over bfilter from binary (default arm.binary; a copy of it:
     copies.py), pinned to cpu unless None; (Run or None, exit status, seconds, timed out). The
-    environment: ours, the settings' (glibc's malloc thresholds), then the arm's."""
+    environment: ours, the settings' (glibc's malloc thresholds), then the arm's. Where
+    settings["isolate"] selects some of the benchmarks, the process runs in parts, one after
+    another (isolation.py), its JSON their merge; the exit status is the worst part's."""
     env = dict(os.environ)
     env.update(settings.get("env", {}))
     env.update(arm.env)
-    cmd = command(binary or arm.binary, settings, bfilter, out_json + ".tmp")
-    t0 = time.monotonic()
+    binary = binary or arm.binary
+    filters = isolation.parts(binary, settings, bfilter)
+    paths = [out_json] if len(filters) == 1 else \
+        ["%s.part%d.json" % (out_json[:-len(".json")], k) for k in range(len(filters))]
+    t0, worst = time.monotonic(), 0
     with open(out_json[:-len(".json")] + ".log", "w") as logf:
-        logf.write(" ".join("%s=%s" % kv for kv in sorted(arm.env.items())) + " " +
-                   " ".join(cmd) + "\n")
-        logf.flush()
-        try:
-            rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
-                                 timeout=timeout, preexec_fn=None if cpu is None else
-                                 (lambda: os.sched_setaffinity(0, {cpu})))
-        except subprocess.TimeoutExpired:
-            return None, None, time.monotonic() - t0, True
+        for part, path in zip(filters, paths):
+            left = None if timeout is None else timeout - (time.monotonic() - t0)
+            cmd = command(binary, settings, part, path + ".tmp")
+            rc = call(cmd, env, arm, logf, left, cpu) if left is None or left > 0 else None
+            if rc is None:
+                return None, None, time.monotonic() - t0, True
+            if rc not in (0, 1) or not os.path.exists(path + ".tmp"):
+                return None, rc, time.monotonic() - t0, False
+            os.replace(path + ".tmp", path)
+            worst = max(worst, rc)
     seconds = time.monotonic() - t0
-    if rc not in (0, 1) or not os.path.exists(out_json + ".tmp"):
-        return None, rc, seconds, False
-    os.replace(out_json + ".tmp", out_json)
-    return Run(out_json), rc, seconds, False
+    if len(paths) > 1:
+        isolation.merge(paths, out_json)
+    return Run(out_json), worst, seconds, False
+
+
+def call(cmd, env, arm, logf, timeout, cpu):
+    """Runs cmd with env, its output into logf after a line of arm's environment and cmd;
+    its exit status, None when it ran over timeout seconds (None: no limit)."""
+    logf.write(" ".join("%s=%s" % kv for kv in sorted(arm.env.items())) + " " +
+               " ".join(cmd) + "\n")
+    logf.flush()
+    try:
+        return subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
+                               timeout=timeout, preexec_fn=None if cpu is None else
+                               (lambda: os.sched_setaffinity(0, {cpu})))
+    except subprocess.TimeoutExpired:
+        return None
 
 
 class RunFailed(Exception):
