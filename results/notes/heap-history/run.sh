@@ -1,8 +1,6 @@
 #!/bin/bash
 # bufgrow/additive at 256 KiB alone, and after bufgrow/httpcore in the same process, with glibc's
-# dynamic mmap threshold (default), with it fixed (MALLOC_MMAP_THRESHOLD_=131072), and in the
-# regime every compare's process runs in (scripts/hotbench/selection.py's MALLOC_ENV: the mmap
-# threshold fixed at 128 KiB and the trim threshold at 4 GiB, through GLIBC_TUNABLES)
+# dynamic mmap threshold (default) and with it fixed (MALLOC_MMAP_THRESHOLD_=131072)
 hb=${HB:-build-test/hotbench}
 export HB_DATA_DIR=${HB_DATA_DIR:-/tmp/hb-heap-history-data}
 run() { # label, filter, env...
@@ -27,9 +25,3 @@ run "after httpcore to 16 MiB" "$after16" X=1
 run "alone, threshold fixed" "$alone" MALLOC_MMAP_THRESHOLD_=131072
 run "after httpcore to 4 MiB, threshold fixed" "$after" MALLOC_MMAP_THRESHOLD_=131072
 run "after httpcore to 16 MiB, threshold fixed" "$after16" MALLOC_MMAP_THRESHOLD_=131072
-gate_env=$(cd "$(dirname "$0")/../../../scripts" && /usr/bin/python3 -c '
-from hotbench.selection import MALLOC_ENV
-print(" ".join("%s=%s" % kv for kv in sorted(MALLOC_ENV.items())))')
-run "alone, the compare's regime" "$alone" $gate_env
-run "after httpcore to 4 MiB, the compare's regime" "$after" $gate_env
-run "after httpcore to 16 MiB, the compare's regime" "$after16" $gate_env
