@@ -186,6 +186,13 @@ def test_compare_plan():
         2 * (s1[1] + s2[1]) / 2
     assert close(r["screening"], 12 * one), (r, one)
     assert "without a confirmation" in D.text(p) and "x2.00 the model's" in D.text(r, pace)
+    # isolated strategies (isolation.py): P0 once per part; g/a and g/b are parts of their own
+    # beside the rest (h/x), so the probe's process pays P0 three times, not once
+    two = dict(rows, **{"h/x/s:1/real_time": row(100, 0.001)})
+    plain = D.plan(sorted(two), [], two, Opts)
+    parts = D.plan(sorted(two), [], two, Opts, isolate="^(g)/")
+    assert close(parts["probe_parts"][1] - plain["probe_parts"][1], 2 * D.P0), (parts, plain)
+    assert close(D.plan(sorted(two), [], two, Opts, isolate="^(k)/")["probe"], plain["probe"])
 
 
 # --- the two machines' recorded runs -----------------------------------------------------------

@@ -66,7 +66,8 @@ def process_seconds(names, rows, min_time, repetitions, measured=None, each=None
     benchmarks whose strategies run as parts of their own (isolation.py), None for none."""
     measured = measured or {}
     priced = {n: benchmark_seconds(r, min_time, repetitions) for n, r in rows.items()}
-    timed, over = 0.0, P0 * max(1, len(isolation.split(names, isolate)) if isolate else 1)
+    parts = len(isolation.split(names, isolate)) if isolate else 0
+    timed, over = 0.0, P0 * max(1, parts)
     for n in names:
         if n in measured:
             a, b = benchmark_seconds(rows.get(n), min_time, repetitions, measured[n])
