@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -66,6 +67,21 @@ int hb_chunked_write(const hb_chunked_params *p, int fd, hb_progress_fn progress
     hb_chunked_gen_free(g);
     errno = saved;
     return rc;
+}
+
+int hb_blob_to_memory(hb_blob *b)
+{
+    if (b->map_len_ == 0)
+        return HB_OK;
+    uint8_t *copy = malloc(b->len);
+    if (!copy)
+        return HB_ENOMEM;
+    memcpy(copy, b->data, b->len);
+    munmap(b->base_, b->map_len_);
+    b->data = copy;
+    b->base_ = copy;
+    b->map_len_ = 0;
+    return HB_OK;
 }
 
 void hb_blob_free(hb_blob *b)
@@ -397,6 +413,62 @@ out:;
     return rc;
 }
 
+/* What the child of hb_cache_fill_apart reports: the progress calls short of the end (the parent
+ * makes the last one, done == total, once the body is there). */
+typedef struct hb_progress_fwd {
+    hb_progress_fn fn;
+    void *ctx;
+} hb_progress_fwd;
+
+static void hb_progress_before_end(void *ctx, uint64_t done, uint64_t total)
+{
+    const hb_progress_fwd *f = ctx;
+    if (done < total)
+        f->fn(f->ctx, done, total);
+}
+
+/* Runs hb_cache_fill in a child process, so that making the body (the generator's and deflate's
+ * allocations, freed when done) leaves nothing in this process's heap: a process that found the
+ * body cached and one that had to make it go on with the same heap. glibc serves a big array from
+ * a free chunk of the heap when one fits, so what an earlier allocation left decides whether a
+ * benchmark's array is recycled heap or fresh pages (results/notes/heap-history.md). The child
+ * sends back the result and errno through a pipe. When the child cannot be made (fork or pipe
+ * fails), fills in this process. Returns what hb_cache_fill returned (errno kept for HB_EIO). */
+static int hb_cache_fill_apart(const hb_chunked_params *p, const char *path, const char *info_path,
+                               hb_progress_fn progress, void *ctx)
+{
+    hb_progress_fwd fwd = {progress, ctx};
+    hb_progress_fn fn = progress ? hb_progress_before_end : NULL;
+    int fds[2];
+    pid_t pid = -1;
+    if (pipe2(fds, O_CLOEXEC) == 0 && (pid = fork()) < 0) {
+        close(fds[0]);
+        close(fds[1]);
+    }
+    if (pid <= 0) { /* the child, or this process when there is none */
+        int sent[2] = {hb_cache_fill(p, path, info_path, fn, &fwd), 0};
+        if (pid < 0)
+            return sent[0];
+        sent[1] = errno;
+        _exit(write(fds[1], sent, sizeof sent) == (ssize_t)sizeof sent ? 0 : 1);
+    }
+    close(fds[1]);
+    int got[2] = {HB_EIO, EIO}, status = 0;
+    ssize_t n;
+    do
+        n = read(fds[0], got, sizeof got);
+    while (n < 0 && errno == EINTR);
+    close(fds[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (n != (ssize_t)sizeof got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        errno = EIO; /* the child died before it could say (a crash, the OOM killer) */
+        return HB_EIO;
+    }
+    errno = got[1];
+    return got[0];
+}
+
 int hb_chunked_load(const hb_chunked_params *p, const char *cache_dir, hb_progress_fn progress,
                     void *progress_ctx, hb_blob *body, hb_chunked_info *info)
 {
@@ -429,10 +501,12 @@ int hb_chunked_load(const hb_chunked_params *p, const char *cache_dir, hb_progre
     rc = hb_mkdirs(cache_dir);
     if (rc != HB_OK)
         goto out;
-    rc = hb_cache_fill(p, path, info_path, progress, progress_ctx);
+    rc = hb_cache_fill_apart(p, path, info_path, progress, progress_ctx);
     if (rc != HB_OK)
         goto out;
     rc = hb_cache_open(path, info_path, p->size, body, info);
+    if (rc == HB_OK && progress)
+        progress(progress_ctx, p->size, p->size); /* the end, once the body is there */
 out:;
     int saved = errno;
     free(path);

@@ -132,8 +132,10 @@ int hb_chunked_cache_name(const hb_chunked_params *p, char *buf, size_t cap);
 /* Gives the chunked body for *p in *body and its description in *info.
  * cache_dir NULL: generated into malloc'd memory. Otherwise the body is looked up in cache_dir
  * under a file name made of every parameter (and a format version; see hb_chunked_cache_name);
- * when absent it is generated into a temporary file there, renamed into place when complete, and
- * then mapped read-only with its pages populated. The cache_dir is created if missing (with its
+ * when absent it is generated into a temporary file there by a child process (so that its making
+ * leaves nothing in the caller's heap: a hit and a miss leave the same heap; in this process when
+ * fork fails), renamed into place when complete, and then mapped read-only with its pages
+ * populated. The cache_dir is created if missing (with its
  * parents). A cached body is trusted when its sidecar (<name>.info, a text file of the info
  * fields) parses, its body_size equals the file's size and the crc32 of the body's first and last
  * 64 KiB match the sidecar's; otherwise it is regenerated. progress may be NULL.
@@ -146,6 +148,11 @@ int hb_chunked_load(const hb_chunked_params *p, const char *cache_dir, hb_progre
  * of any chunk sizes and coding with that size and seed decodes to. Returns HB_OK or HB_ENOMEM.
  * Release with hb_blob_free. */
 int hb_payload_load(uint64_t size, uint64_t seed, hb_blob *payload);
+
+/* Turns a file mapping (a cached body of hb_chunked_load) into a malloc'd copy of its bytes and
+ * unmaps the file, so that the bytes live in anonymous memory as a generated body's do; a
+ * malloc'd or empty blob is left as it is. Returns HB_OK, or HB_ENOMEM with *b unchanged. */
+int hb_blob_to_memory(hb_blob *b);
 
 /* Releases what a loader gave; leaves *b empty. Safe on an empty blob. */
 void hb_blob_free(hb_blob *b);

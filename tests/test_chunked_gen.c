@@ -752,6 +752,74 @@ static void test_cache(void **state)
     closedir(d);
 }
 
+/* hb_blob_to_memory turns a cached body's mapping into a malloc'd copy of the same bytes; a
+ * malloc'd blob is left as it was. */
+static void test_blob_to_memory(void **state)
+{
+    char dir[4096];
+    assert_true(snprintf(dir, sizeof dir, "%s/data", (const char *)*state) < (int)sizeof dir);
+    hb_chunked_params p = params(200000, 4096, 16384, 1, 0, 5);
+    hb_blob ref, b;
+    hb_chunked_info ref_info, info;
+    body_of(&p, &ref, &ref_info);
+    for (int pass = 0; pass < 2; pass++) { /* a miss, then a hit */
+        assert_int_equal(hb_chunked_load(&p, dir, NULL, NULL, &b, &info), HB_OK);
+        assert_true(b.map_len_ > 0);
+        assert_int_equal(hb_blob_to_memory(&b), HB_OK);
+        assert_int_equal(b.map_len_, 0);
+        assert_true(b.base_ == b.data);
+        assert_int_equal(b.len, ref.len);
+        assert_memory_equal(b.data, ref.data, ref.len);
+        hb_blob_free(&b);
+    }
+    const uint8_t *before = ref.data;
+    assert_int_equal(hb_blob_to_memory(&ref), HB_OK);
+    assert_ptr_equal(ref.data, before);
+    hb_blob_free(&ref);
+}
+
+/* Each progress call's process id and done == total, into the pipe fd (the calls made in a child
+ * process reach the parent only so). */
+static void progress_pid(void *ctx, uint64_t done, uint64_t total)
+{
+    int fd = *(const int *)ctx;
+    long rec[2] = {(long)getpid(), done == total};
+    assert_int_equal(write(fd, rec, sizeof rec), (ssize_t)sizeof rec);
+}
+
+/* A miss makes the body in a child process: the progress calls before the end come from another
+ * process, and the one call at the end (done == total) from the caller, after the body is there.
+ * The payload passes one 64 MiB progress step. */
+static void test_cache_fill_apart(void **state)
+{
+    char dir[4096];
+    assert_true(snprintf(dir, sizeof dir, "%s/data", (const char *)*state) < (int)sizeof dir);
+    hb_chunked_params p = params(65u << 20, 4096, 16384, -1, 0, 9);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    hb_blob b;
+    hb_chunked_info info;
+    assert_int_equal(hb_chunked_load(&p, dir, progress_pid, &fds[1], &b, &info), HB_OK);
+    close(fds[1]);
+    long rec[2];
+    int before_end = 0, ends = 0;
+    while (read(fds[0], rec, sizeof rec) == (ssize_t)sizeof rec) {
+        if (rec[1]) {
+            ends++;
+            assert_int_equal(rec[0], (long)getpid());
+        } else {
+            before_end++;
+            assert_int_not_equal(rec[0], (long)getpid());
+        }
+    }
+    close(fds[0]);
+    assert_int_equal(before_end, 1);
+    assert_int_equal(ends, 1);
+    assert_int_equal(info.size, p.size);
+    assert_int_equal(b.len, info.body_size);
+    hb_blob_free(&b);
+}
+
 /* A cache directory that cannot be made gives HB_EIO with errno kept, and nothing mapped. */
 static void test_cache_unwritable(void **state)
 {
@@ -781,6 +849,8 @@ int main(void)
         cmocka_unit_test(test_params_check),
         cmocka_unit_test_setup_teardown(test_cache, cache_setup, cache_teardown),
         cmocka_unit_test(test_cache_unwritable),
+        cmocka_unit_test_setup_teardown(test_blob_to_memory, cache_setup, cache_teardown),
+        cmocka_unit_test_setup_teardown(test_cache_fill_apart, cache_setup, cache_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,7 @@
 #define BG_MAX_INPUTS 64
 #define BG_FULL_COMPARE_MAX (64u << 20) /* payloads up to this size are compared byte by byte */
 #define BG_CACHE_MIN (64u << 20)        /* bodies from this size on are cached under data/ */
+#define BG_SHARE_MIN (1u << 20)         /* and from this one on too, then copied into memory */
 #define BG_GZIP_LEVEL 1                 /* nginx's default gzip_comp_level */
 #define BG_CLIFF_BITS 24                /* the narrowed width: the shift overflows at 4 MiB */
 #define BG_DEFAULT_S_PER_BYTE 1e-9      /* budget before a measurement: 1 GB/s of first touch */
@@ -158,6 +159,26 @@ static int dechunk_all(const hb_blob *body, size_t expect, uint8_t **out, const 
     return rc < 0 ? rc : HB_EPARSE;
 }
 
+/* The chunked body for p into in->body and in->info. From BG_CACHE_MIN on: mapped from the cache
+ * in the data folder (made on first use, with progress). From BG_SHARE_MIN on: cached too, then
+ * copied into malloc'd memory, where a generated body lives: the compare runs each bufgrow
+ * strategy in a process of its own (gate.isolate), and making the same bodies (deflate) in each
+ * was most of that price. Below, or when the data folder cannot be written: generated here.
+ * Returns HB_OK or an hb_err. */
+static int load_body(bg_ctx *c, const hb_chunked_params *p, bg_input *in)
+{
+    if (p->size >= BG_CACHE_MIN)
+        return hb_chunked_load(p, c->opt.data_dir, progress, in, &in->body, &in->info);
+    if (p->size >= BG_SHARE_MIN &&
+        hb_chunked_load(p, c->opt.data_dir, NULL, NULL, &in->body, &in->info) == HB_OK) {
+        int rc = hb_blob_to_memory(&in->body);
+        if (rc != HB_OK)
+            hb_blob_free(&in->body);
+        return rc;
+    }
+    return hb_chunked_load(p, NULL, NULL, NULL, &in->body, &in->info);
+}
+
 /* The input for (size, gzip), generated (or loaded from the cache) on first use. */
 static bg_input *get_input(bg_ctx *c, uint64_t size, int gzip, const char **why)
 {
@@ -175,9 +196,7 @@ static bg_input *get_input(bg_ctx *c, uint64_t size, int gzip, const char **why)
     hb_chunked_params p = c->gen;
     p.size = size;
     p.gzip_level = gzip ? BG_GZIP_LEVEL : -1;
-    int big = size >= BG_CACHE_MIN;
-    int rc = hb_chunked_load(&p, big ? c->opt.data_dir : NULL, big ? progress : NULL, in,
-                             &in->body, &in->info);
+    int rc = load_body(c, &p, in);
     if (rc != HB_OK) {
         *why = hb_err_str(rc);
         return NULL;
