@@ -73,7 +73,7 @@ int hb_blob_to_memory(hb_blob *b)
 {
     if (b->map_len_ == 0)
         return HB_OK;
-    uint8_t *copy = malloc(b->len);
+    uint8_t *copy = malloc(b->len ? b->len : 1);
     if (!copy)
         return HB_ENOMEM;
     memcpy(copy, b->data, b->len);
@@ -413,6 +413,16 @@ out:;
     return rc;
 }
 
+/* Removes the temporary files hb_cache_fill of process pid left beside path and info_path. */
+static void hb_cache_fill_remains(const char *path, const char *info_path, pid_t pid)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)pid) < (int)sizeof tmp)
+        unlink(tmp);
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", info_path, (long)pid) < (int)sizeof tmp)
+        unlink(tmp);
+}
+
 /* What the child of hb_cache_fill_apart reports: the progress calls short of the end (the parent
  * makes the last one, done == total, once the body is there). */
 typedef struct hb_progress_fwd {
@@ -429,11 +439,13 @@ static void hb_progress_before_end(void *ctx, uint64_t done, uint64_t total)
 
 /* Runs hb_cache_fill in a child process, so that making the body (the generator's and deflate's
  * allocations, freed when done) leaves nothing in this process's heap: a process that found the
- * body cached and one that had to make it go on with the same heap. glibc serves a big array from
- * a free chunk of the heap when one fits, so what an earlier allocation left decides whether a
- * benchmark's array is recycled heap or fresh pages (results/notes/heap-history.md). The child
- * sends back the result and errno through a pipe. When the child cannot be made (fork or pipe
- * fails), fills in this process. Returns what hb_cache_fill returned (errno kept for HB_EIO). */
+ * body cached and one that had to make it go on with the same malloc layout (each page written
+ * before the fork faults once more when next written: copy-on-write). glibc serves a big array
+ * from a free chunk of the heap when one fits, so what an earlier allocation left decides
+ * whether a benchmark's array is recycled heap or fresh pages (results/notes/heap-history.md).
+ * The child sends back the result and errno through a pipe; when it dies without a word, its
+ * temporary files are removed and the result is HB_EIO (errno EIO). When pipe or fork fails,
+ * fills in this process. Returns what hb_cache_fill returned (errno kept for HB_EIO). */
 static int hb_cache_fill_apart(const hb_chunked_params *p, const char *path, const char *info_path,
                                hb_progress_fn progress, void *ctx)
 {
@@ -461,8 +473,9 @@ static int hb_cache_fill_apart(const hb_chunked_params *p, const char *path, con
     close(fds[0]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (n != (ssize_t)sizeof got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        errno = EIO; /* the child died before it could say (a crash, the OOM killer) */
+    if (n != (ssize_t)sizeof got) { /* the child died before it could say (the OOM killer) */
+        hb_cache_fill_remains(path, info_path, pid);
+        errno = EIO;
         return HB_EIO;
     }
     errno = got[1];

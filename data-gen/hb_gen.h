@@ -132,15 +132,19 @@ int hb_chunked_cache_name(const hb_chunked_params *p, char *buf, size_t cap);
 /* Gives the chunked body for *p in *body and its description in *info.
  * cache_dir NULL: generated into malloc'd memory. Otherwise the body is looked up in cache_dir
  * under a file name made of every parameter (and a format version; see hb_chunked_cache_name);
- * when absent it is generated into a temporary file there by a child process (so that its making
- * leaves nothing in the caller's heap: a hit and a miss leave the same heap; in this process when
- * fork fails), renamed into place when complete, and then mapped read-only with its pages
- * populated. The cache_dir is created if missing (with its
- * parents). A cached body is trusted when its sidecar (<name>.info, a text file of the info
- * fields) parses, its body_size equals the file's size and the crc32 of the body's first and last
- * 64 KiB match the sidecar's; otherwise it is regenerated. progress may be NULL.
- * Returns HB_OK, HB_EINVAL, HB_ENOMEM, HB_EIO (errno kept) or HB_EZLIB. Release with
- * hb_blob_free. */
+ * when absent it is generated into a temporary file there by a forked child process, renamed
+ * into place when complete, and then mapped read-only with its pages populated. The child keeps
+ * the making's allocations out of the caller's heap, so that a hit and a miss leave the same
+ * malloc layout (one difference stays: after the fork, each page the caller had written faults
+ * once more when next written, copy-on-write); when pipe or fork fails the body is made in
+ * this process. The progress calls before the end then run in the child: what they write to
+ * memory is lost to the caller (write to a file descriptor instead), and the last call,
+ * done == total, is the caller's, once the body is there. The cache_dir is created if missing
+ * (with its parents). A cached body is trusted when its sidecar (<name>.info, a text file of the
+ * info fields) parses, its body_size equals the file's size and the crc32 of the body's first
+ * and last 64 KiB match the sidecar's; otherwise it is regenerated. progress may be NULL.
+ * Returns HB_OK, HB_EINVAL, HB_ENOMEM, HB_EIO (errno kept; EIO when the child died without a
+ * word) or HB_EZLIB. Release with hb_blob_free. */
 int hb_chunked_load(const hb_chunked_params *p, const char *cache_dir, hb_progress_fn progress,
                     void *progress_ctx, hb_blob *body, hb_chunked_info *info);
 

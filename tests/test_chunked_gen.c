@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -778,46 +779,119 @@ static void test_blob_to_memory(void **state)
     hb_blob_free(&ref);
 }
 
-/* Each progress call's process id and done == total, into the pipe fd (the calls made in a child
- * process reach the parent only so). */
+/* What progress_pid reports to: a pipe (the calls made in a child process reach the test only
+ * so), the body's cache path, and the process that dies at its first call before the end (0:
+ * none). */
+typedef struct pid_log {
+    int fd;
+    const char *body_path;
+    pid_t die_in;
+} pid_log;
+
+/* Writes {process id, done == total, the body file exists} to the pipe; asserts nothing (it may
+ * run in the child: a failed cmocka assertion there would go on running the tests in it). */
 static void progress_pid(void *ctx, uint64_t done, uint64_t total)
 {
-    int fd = *(const int *)ctx;
-    long rec[2] = {(long)getpid(), done == total};
-    assert_int_equal(write(fd, rec, sizeof rec), (ssize_t)sizeof rec);
+    const pid_log *log = ctx;
+    if (done < total && log->die_in != 0 && getpid() != log->die_in)
+        _exit(3); /* the child dies without a word, as the OOM killer would have it */
+    long rec[3] = {(long)getpid(), done == total, access(log->body_path, R_OK) == 0};
+    ssize_t w = write(log->fd, rec, sizeof rec);
+    (void)w; /* a record missing fails the counts below */
 }
 
-/* A miss makes the body in a child process: the progress calls before the end come from another
- * process, and the one call at the end (done == total) from the caller, after the body is there.
- * The payload passes one 64 MiB progress step. */
-static void test_cache_fill_apart(void **state)
+/* The load of p (65 MiB: the payload passes one 64 MiB progress step) through an empty cache
+ * under *state, with progress_pid; its result and errno, the counts of progress calls before the
+ * end (all from another process) and at the end (from this one, the body there). */
+static int load_logged(void **state, int child_dies, int *before_end, int *ends, int *err)
 {
-    char dir[4096];
+    char dir[4096], body_path[4096], info_path[4096];
     assert_true(snprintf(dir, sizeof dir, "%s/data", (const char *)*state) < (int)sizeof dir);
     hb_chunked_params p = params(65u << 20, 4096, 16384, -1, 0, 9);
+    cache_paths(&p, dir, body_path, info_path);
     int fds[2];
     assert_int_equal(pipe(fds), 0);
+    pid_log log = {fds[1], body_path, child_dies ? getpid() : 0};
     hb_blob b;
     hb_chunked_info info;
-    assert_int_equal(hb_chunked_load(&p, dir, progress_pid, &fds[1], &b, &info), HB_OK);
+    int rc = hb_chunked_load(&p, dir, progress_pid, &log, &b, &info);
+    *err = errno;
     close(fds[1]);
-    long rec[2];
-    int before_end = 0, ends = 0;
+    long rec[3];
+    *before_end = *ends = 0;
     while (read(fds[0], rec, sizeof rec) == (ssize_t)sizeof rec) {
         if (rec[1]) {
-            ends++;
+            ++*ends;
             assert_int_equal(rec[0], (long)getpid());
+            assert_true(rec[2]); /* the end is said once the body is in place */
         } else {
-            before_end++;
+            ++*before_end;
             assert_int_not_equal(rec[0], (long)getpid());
         }
     }
     close(fds[0]);
+    if (rc == HB_OK) {
+        assert_int_equal(info.size, p.size);
+        assert_int_equal(b.len, info.body_size);
+    } else {
+        assert_null(b.data);
+    }
+    hb_blob_free(&b);
+    return rc;
+}
+
+/* No temporary file left in the cache folder under *state. */
+static void assert_no_tmp(void **state)
+{
+    char dir[4096];
+    assert_true(snprintf(dir, sizeof dir, "%s/data", (const char *)*state) < (int)sizeof dir);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".tmp."))
+            fail_msg("temporary file left: %s", e->d_name);
+    closedir(d);
+}
+
+/* A miss makes the body in a child process: the progress calls before the end come from another
+ * process, and the one call at the end (done == total) from the caller, once the body is there. */
+static void test_cache_fill_apart(void **state)
+{
+    int before_end, ends, err;
+    assert_int_equal(load_logged(state, 0, &before_end, &ends, &err), HB_OK);
     assert_int_equal(before_end, 1);
     assert_int_equal(ends, 1);
-    assert_int_equal(info.size, p.size);
-    assert_int_equal(b.len, info.body_size);
-    hb_blob_free(&b);
+}
+
+/* A child that dies without a word: HB_EIO with errno EIO, no end call, no temporary file. */
+static void test_cache_fill_child_dies(void **state)
+{
+    int before_end, ends, err;
+    assert_int_equal(load_logged(state, 1, &before_end, &ends, &err), HB_EIO);
+    assert_int_equal(err, EIO);
+    assert_int_equal(before_end, 0);
+    assert_int_equal(ends, 0);
+    assert_no_tmp(state);
+}
+
+/* The child's errno reaches the caller: a directory where the body file goes makes the child's
+ * rename fail with EISDIR (even as root); nothing is mapped, no temporary file is left. */
+static void test_cache_fill_errno(void **state)
+{
+    char dir[4096], body_path[4096], info_path[4096];
+    assert_true(snprintf(dir, sizeof dir, "%s/data", (const char *)*state) < (int)sizeof dir);
+    hb_chunked_params p = params(5000, 4096, 16384, -1, 0, 4);
+    cache_paths(&p, dir, body_path, info_path);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    assert_int_equal(mkdir(body_path, 0777), 0);
+    hb_blob b;
+    hb_chunked_info info;
+    errno = 0;
+    assert_int_equal(hb_chunked_load(&p, dir, NULL, NULL, &b, &info), HB_EIO);
+    assert_int_equal(errno, EISDIR);
+    assert_null(b.data);
+    assert_no_tmp(state);
 }
 
 /* A cache directory that cannot be made gives HB_EIO with errno kept, and nothing mapped. */
@@ -851,6 +925,8 @@ int main(void)
         cmocka_unit_test(test_cache_unwritable),
         cmocka_unit_test_setup_teardown(test_blob_to_memory, cache_setup, cache_teardown),
         cmocka_unit_test_setup_teardown(test_cache_fill_apart, cache_setup, cache_teardown),
+        cmocka_unit_test_setup_teardown(test_cache_fill_child_dies, cache_setup, cache_teardown),
+        cmocka_unit_test_setup_teardown(test_cache_fill_errno, cache_setup, cache_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,7 @@
 #include "hb_case_run.h"
 #include "hb_gen.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,7 @@ struct bg_ctx {
     size_t ninputs;
     char cliff_note[512]; /* the 32-bit cliff's expected duration, printed when it starts */
     int cliff_noted;      /* cliff_note was printed by the first of them to start */
+    int uncached_noted;   /* load_body said once that the data folder cannot cache bodies */
     double cliff_fresh_s; /* the cliff's prices measured by cliff_announce (0: not measured): */
     double cliff_warm_gbps; /* s per byte of a fresh growth step; GB/s of warm copy */
 };
@@ -163,18 +165,26 @@ static int dechunk_all(const hb_blob *body, size_t expect, uint8_t **out, const 
  * in the data folder (made on first use, with progress). From BG_SHARE_MIN on: cached too, then
  * copied into malloc'd memory, where a generated body lives: the compare runs each bufgrow
  * strategy in a process of its own (gate.isolate), and making the same bodies (deflate) in each
- * was most of that price. Below, or when the data folder cannot be written: generated here.
- * Returns HB_OK or an hb_err. */
+ * was most of that price. When the data folder cannot hold them (HB_EIO; said once on stderr),
+ * and below BG_SHARE_MIN: generated here. Returns HB_OK or an hb_err. */
 static int load_body(bg_ctx *c, const hb_chunked_params *p, bg_input *in)
 {
     if (p->size >= BG_CACHE_MIN)
         return hb_chunked_load(p, c->opt.data_dir, progress, in, &in->body, &in->info);
-    if (p->size >= BG_SHARE_MIN &&
-        hb_chunked_load(p, c->opt.data_dir, NULL, NULL, &in->body, &in->info) == HB_OK) {
-        int rc = hb_blob_to_memory(&in->body);
-        if (rc != HB_OK)
-            hb_blob_free(&in->body);
-        return rc;
+    if (p->size >= BG_SHARE_MIN) {
+        int rc = hb_chunked_load(p, c->opt.data_dir, NULL, NULL, &in->body, &in->info);
+        if (rc == HB_OK) {
+            rc = hb_blob_to_memory(&in->body);
+            if (rc != HB_OK)
+                hb_blob_free(&in->body);
+            return rc;
+        }
+        if (rc != HB_EIO)
+            return rc;
+        if (!c->uncached_noted)
+            fprintf(stderr, "hotbench: bodies from 1 MiB on are not cached (data folder %s: %s); "
+                            "each process makes its own\n", c->opt.data_dir, strerror(errno));
+        c->uncached_noted = 1;
     }
     return hb_chunked_load(p, NULL, NULL, NULL, &in->body, &in->info);
 }
