@@ -695,6 +695,18 @@ static int cache_teardown(void **state)
     return 0;
 }
 
+/* No temporary file (".tmp.") left in the cache folder dir. */
+static void assert_no_tmp(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".tmp."))
+            fail_msg("temporary file left: %s", e->d_name);
+    closedir(d);
+}
+
 /* The second load hits the cache (the file keeps its inode: not rewritten); a damaged entry is
  * regenerated (a new file renamed into place). */
 static void test_cache(void **state)
@@ -743,14 +755,7 @@ static void test_cache(void **state)
             fail_msg("%s: the damaged file was kept", rows[i].why);
         hb_blob_free(&ref);
     }
-    /* no temporary files left behind */
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strstr(e->d_name, ".tmp."))
-            fail_msg("temporary file left: %s", e->d_name);
-    closedir(d);
+    assert_no_tmp(dir);
 }
 
 /* hb_blob_to_memory turns a cached body's mapping into a malloc'd copy of the same bytes; a
@@ -840,20 +845,6 @@ static int load_logged(void **state, int child_dies, int *before_end, int *ends,
     return rc;
 }
 
-/* No temporary file left in the cache folder under *state. */
-static void assert_no_tmp(void **state)
-{
-    char dir[4096];
-    assert_true(snprintf(dir, sizeof dir, "%s/data", (const char *)*state) < (int)sizeof dir);
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strstr(e->d_name, ".tmp."))
-            fail_msg("temporary file left: %s", e->d_name);
-    closedir(d);
-}
-
 /* A miss makes the body in a child process: the progress calls before the end come from another
  * process, and the one call at the end (done == total) from the caller, once the body is there. */
 static void test_cache_fill_apart(void **state)
@@ -872,7 +863,9 @@ static void test_cache_fill_child_dies(void **state)
     assert_int_equal(err, EIO);
     assert_int_equal(before_end, 0);
     assert_int_equal(ends, 0);
-    assert_no_tmp(state);
+    char dir[4096];
+    assert_true(snprintf(dir, sizeof dir, "%s/data", (const char *)*state) < (int)sizeof dir);
+    assert_no_tmp(dir);
 }
 
 /* The child's errno reaches the caller: a directory where the body file goes makes the child's
@@ -891,7 +884,7 @@ static void test_cache_fill_errno(void **state)
     assert_int_equal(hb_chunked_load(&p, dir, NULL, NULL, &b, &info), HB_EIO);
     assert_int_equal(errno, EISDIR);
     assert_null(b.data);
-    assert_no_tmp(state);
+    assert_no_tmp(dir);
 }
 
 /* A cache directory that cannot be made gives HB_EIO with errno kept, and nothing mapped. */
