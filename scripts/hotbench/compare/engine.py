@@ -108,6 +108,7 @@ class Result:
         self.toolchain = None  # toolchain.compare() of the two sides' contexts
         self.estimate = None  # the expected duration and the actual (expect(), run_compare)
         self.aa = None  # the copies' own spread (copy_floor)
+        self.phases = None  # the phase correction's thetas (phase_record)
         self.strategies = []  # one verdict per strategy (strategies.py)
         self.confirmation = None  # what Holm's procedure read (confirmation.record)
         self.shard = None  # the part of the selection measured (shards.cut), None for all
@@ -218,6 +219,18 @@ def empty_shard(base, head, settings, shard, log):
     return result
 
 
+def phase_record(screen, conf):
+    """compare.json's "phases": per step (screening, confirmation), the strategies the phases
+    were read from ("read") and each corrected strategy's sensitivity theta to them (CPU time;
+    phases.py); None where nothing was corrected."""
+    def one(s):
+        s.cpu  # settles the samples
+        if not s.thetas:
+            return None
+        return dict(read=s.read, theta={f: round(t, 3) for f, t in sorted(s.thetas[0].items())})
+    return dict(screening=one(screen), confirmation=one(conf) if conf.runs else None)
+
+
 def interleaved_one(arm, settings, bfilter, trials_dir, samples):
     """One process of arm into samples (the probe); raises RunFailed."""
     os.makedirs(trials_dir, exist_ok=True)
@@ -266,7 +279,8 @@ def measure(base, head, opts, out_dir, log):
                                shard, log)
     rng = random.Random(opts.seed)
     trials_dir = os.path.join(out_dir, "trials")
-    screen = Samples()
+    steady = witness.steady(base, head, manifest, log)
+    screen = Samples(steady=steady)
     plan = expect((base, head), manifest, bfilter, opts, log, settings["isolate"])
     factor = paced = None
     try:
@@ -289,7 +303,7 @@ def measure(base, head, opts, out_dir, log):
         interleaved((base, head), settings, names_filter(names), opts.blocks, trials_dir,
                     "screen", screen, rng, log)
         rows = checks.screen_rows(screen, opts, left_out)
-        conf = Samples()
+        conf = Samples(steady=steady)
         holm = confirmation.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng,
                                     log, conf, strategies.to_confirm(rows, screen, opts))
         checks.unbudgeted(rows, screen, (base, head), settings, opts, trials_dir, rng, log)
@@ -307,6 +321,7 @@ def measure(base, head, opts, out_dir, log):
     result.confirmation, result.shard = holm, shard
     result.toolchain = toolchain.compare(screen.context)
     result.aa = strategies.copy_floor(screen, rows)
+    result.phases = phase_record(screen, conf)
     result.strategies = strategies.summarize(rows, screen, opts, conf)
     if plan:
         result.estimate = {

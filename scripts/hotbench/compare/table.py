@@ -55,10 +55,24 @@ def lines(result):
     out.append(decided_text(result.strategies))
     if result.aa:
         out.append(aa_text(result.aa))
+    if getattr(result, "phases", None):
+        out.append(phases_text(result.phases))
     if decisive:
         out.append("what failed the compare:")
         out.extend("  " + d for d in decisive)
     return out
+
+
+def phases_text(phases):
+    """The line that says how the host's phases were corrected (engine.phase_record)."""
+    sc = phases.get("screening")
+    if not sc:
+        return "phases: not corrected (no strategy known to be steady in both arms: phases.py)"
+    th = sorted(sc["theta"].values())
+    return ("phases: each time corrected by the phase of the benchmarks run beside it, read "
+            "from %d strategies of unchanged code; sensitivity theta median %.2f (%.2f-%.2f) "
+            "(phases.py)" % (len(sc["read"]), th[len(th) // 2], th[0], th[-1]) if th else
+            "phases: read from %d strategies, none corrected" % len(sc["read"]))
 
 
 def strategy_lines(result):
@@ -143,6 +157,7 @@ def to_json(result):
                toolchain=result.toolchain, estimate=result.estimate,
                summary=result.summary, exit_code=result.exit_code,
                strategies=result.strategies, aa=result.aa,
+               phases=getattr(result, "phases", None),
                explain=getattr(result, "explain", None),
                rows=[row_json(r, keep) for r in result.rows],
                processes=[process_json(p) for p in result.processes],

@@ -14,7 +14,7 @@ import time
 
 from ..selection import ere_escape
 from ..runjson import Run
-from . import blocks, copies, cpus, isolation
+from . import blocks, copies, cpus, isolation, phases
 from .outliers import outlying
 
 
@@ -37,10 +37,17 @@ class Samples:
     family[name]          "<group>/<strategy>"; params[name] its arguments
     processes             one dict per process: label, block, seconds, rc, json, timed_out."""
 
-    def __init__(self, aligned=True):
-        """aligned: whether the values are aligned on their blocks (blocks.py)."""
+    def __init__(self, aligned=True, steady=None):
+        """aligned: whether the values are aligned on their blocks (blocks.py); steady: a
+        function of a strategy ("<group>/<strategy>") that is True where no difference of the
+        arms can move its times (witness.steady), from which each value's phase is read
+        (phases.py); None: no correction. A strategy whose rows carry the test hooks' counter
+        hb_injected_fraction is never steady."""
         self.runs, self.skipped, self.failed, self.copy, self.block = [], {}, {}, [], []
-        self._widen, self.aligned = {}, aligned
+        self._widen, self.aligned, self.steady = {}, aligned, steady
+        self.thetas = None  # phases.correct's, once settled with steady
+        self.read = []  # the strategies the phases were read from
+        self.injected = set()
         self.family, self.params, self.processes = {}, {}, []
         self.context = {}
         self._kept = None
@@ -68,6 +75,8 @@ class Samples:
 
     def _note(self, r):
         self.family[r["name"]] = r["family"] + "/" + r["strategy"]
+        if (r.get("counters") or {}).get("hb_injected_fraction"):
+            self.injected.add(self.family[r["name"]])
         self.params[r["name"]] = r["params"]
 
     @property
@@ -96,10 +105,17 @@ class Samples:
         copies = self.copy + [1] * (len(self.runs) - len(self.copy))
         kept = [i for i in range(len(self.runs)) if i not in out]
         blocks_ = self.block + [None] * (len(self.runs) - len(self.block))
-        vals, self._widen = blocks.align(kept, [self.runs[i][0] for i in kept],
+        labels = [self.runs[i][0] for i in kept]
+        raw = {i: self.runs[i][1] for i in kept}
+        if self.steady:
+            steady = {f for f in set(self.family.values())
+                      if f not in self.injected and self.steady(f)}
+            self.read = sorted(steady)
+            raw, self.thetas = phases.correct(kept, dict(zip(kept, labels)), raw,
+                                              self.family, steady)
+        vals, self._widen = blocks.align(kept, labels,
                                          [blocks_[i] if self.aligned else None
-                                          for i in kept],
-                                         {i: self.runs[i][1] for i in kept})
+                                          for i in kept], raw)
         for i in kept:
             label = self.runs[i][0]
             for name, v in vals[i].items():

@@ -71,3 +71,40 @@ def mark(row, text, iv):
             c["verdict"] = "inconclusive"
             c["text"] = "%s; %s: never a failure" % (c["text"], why)
             break
+
+
+def steady(base, head, manifest, log):
+    """The strategies whose times no difference of the arms can move, from which the host's
+    phases are read (phases.py): a function of a family ("<group>/<strategy>") returning a
+    bool, or None when none can be named. base, head: arms.Arm; manifest: the head's.
+    - Arms that differ by their environment: only where every difference is the test hooks'
+      slowdown (HB_INJECT words all "slowdown:<fraction>", HB_INJECT_SELECT), whose reach the
+      rows name (the counter hb_injected_fraction: trials.Samples leaves those strategies out);
+      any other difference (growth, parser, a variable of the user's) has no known reach: None.
+    - One binary file for both arms, or two of the same bytes: every strategy's code is the same.
+    - Otherwise a strategy is steady when its case's object code is byte-identical in the two
+      builds (objcode.Witness: the case, the cases it calls, the harness); unknown code is not.
+    Logs what it found."""
+    keys = set(base.env) | set(head.env)
+    differ = {k for k in keys if base.env.get(k) != head.env.get(k)}
+    slow_only = all(w.startswith("slowdown:") for arm in (base, head)
+                    for w in arm.env.get("HB_INJECT", "").split(",") if w)
+    if differ and not (differ <= {"HB_INJECT", "HB_INJECT_SELECT"} and slow_only):
+        log("compare: the arms differ by %s: no strategy known to be steady, no phase "
+            "correction (phases.py)" % ", ".join(sorted(differ)))
+        return None
+    if os.path.abspath(base.binary) == os.path.abspath(head.binary) or \
+            (base.sha256 and base.sha256 == head.sha256):
+        return lambda family: True
+    w = Witness(os.path.dirname(os.path.abspath(base.binary)),
+                os.path.dirname(os.path.abspath(head.binary)))
+    same = {c["name"]: w.unchanged(c["name"])[0] is True for c in manifest.cases}
+    log("compare: phases read from the cases whose object code is byte-identical: %s" % (
+        ", ".join(sorted(c for c, s in same.items() if s)) or "none (no phase correction)"))
+
+    def of(family):
+        try:
+            return same.get(manifest.case_of(family.split("/")[0])["name"], False)
+        except (KeyError, StopIteration):
+            return False
+    return of if any(same.values()) else None
