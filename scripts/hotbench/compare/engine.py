@@ -13,7 +13,9 @@
   5. complexity: each strategy's exponent fitted along each view of the manifest, per arm; a
      higher exponent labels a regression of its largest size, and never decides alone.
 Each arm runs from several copies of its binary (copies.py), and the confirmation counts the
-copy as a random effect (random_effects.py); one line per strategy sums up (strategies.py).
+copy as a random effect (random_effects.py); each time is corrected by the host's phase, read
+from the benchmarks of unchanged code run beside it (phases.py, witness.steady); one line per
+strategy sums up (strategies.py).
 Verification runs first in every process (hotbench's harness): a benchmark that fails it in the
 head fails the compare. Verdicts: verdicts.py.
 """

@@ -1,0 +1,73 @@
+"""The phase correction (scripts/hotbench/compare/phases.py) on stored compares, offline: each
+compare's screening processes read back as the compare read them (trials.Samples, blocks and
+outliers included), without and with the correction, and a slowdown multiplied into the head's
+times of the target strategies (the ones `make gate-power` slows) after the fact.
+
+usage: /usr/bin/python3 phases_eval.py LEVEL COMPARE_DIR...   (LEVEL: 0.05 for 5%)
+Per compare and variant: the median width of the rows' 95% intervals (points of log ratio x100,
+the targets' apart), how many target rows the screening made suspects (80% interval above 1,
+estimate above 1.02), and how many other rows' 95% intervals exclude 1 (the false share; each
+compare is of one binary or of the same code, so every such row is noise). The phases are read
+from every strategy but the targets, as the compare does where the targets' code changed."""
+import json
+import math
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "scripts"))
+from hotbench.runjson import Run  # noqa: E402
+from hotbench.compare.trials import Samples  # noqa: E402
+from hotbench.compare import checks  # noqa: E402
+from hotbench.compare.engine import Options  # noqa: E402
+
+TARGETS = {"bufgrow/httpcore", "rfc3339/millis-strtoll", "volumes/expat-tree"}
+
+
+def load(d, phased, level, tag="screen"):
+    j = json.load(open(os.path.join(d, "compare.json")))
+    s = Samples(steady=(lambda f: f not in TARGETS) if phased else None)
+    for p in j["processes"]:
+        if p["tag"] != tag or p.get("rc") not in (0, 1):
+            continue
+        run = Run(os.path.join(d, "trials", os.path.basename(p["json"])))
+        if p["label"] == "head" and level:
+            for r in run.rows:
+                if r["family"] + "/" + r["strategy"] in TARGETS:
+                    r["cpu"] *= 1 + level
+                    r["t"] *= 1 + level
+        s.add(p["label"], run, p.get("copy", 1), (tag, p["block"]))
+    return s
+
+
+def summary(d, phased, level):
+    s = load(d, phased, level)
+    rows = checks.screen_rows(s, Options(), {})
+    widths, target_w, suspects, others, out = [], {}, 0, 0, 0
+    targets = 0
+    for n, r in rows.items():
+        tv = r.get("time")
+        if not tv or not tv.get("ci") or not all(0 < x < math.inf for x in tv["ci"]):
+            continue
+        w = math.log(tv["ci"][1] / tv["ci"][0]) * 100
+        widths.append(w)
+        if s.family[n] in TARGETS:
+            target_w.setdefault(s.family[n], []).append(w)
+            suspects += bool(r.get("suspect"))
+            targets += 1
+        else:
+            others += 1
+            out += tv["ci"][0] > 1 or tv["ci"][1] < 1
+    return "width %5.1f | targets' %s | target suspects %2d/%d | others excluding 1: %2d/%d" % (
+        statistics.median(widths),
+        " ".join("%s %.1f" % (f.split("/")[1], statistics.median(v))
+                 for f, v in sorted(target_w.items())), suspects, targets, out, others)
+
+
+if __name__ == "__main__":
+    level = float(sys.argv[1])
+    for d in sys.argv[2:]:
+        for phased in (False, True):
+            print("%-26s %-9s %s" % (os.path.basename(d.rstrip("/"))[:26],
+                                     "corrected" if phased else "raw", summary(d, phased, level)))
