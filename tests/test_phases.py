@@ -119,6 +119,31 @@ class Correction(unittest.TestCase):
         for f in STRATEGIES[1:]:
             self.assertAlmostEqual(pooled_ratio(s, f), 1.0, delta=0.005, msg=f)
 
+    def test_an_injected_strategy_takes_its_whole_case_out(self):
+        # as a change of that case's code would: its other strategies are not read either
+        s = compare(15, {"a/s0": 1.05}, witness.Steady(None), injected=("a/s0",))
+        self.assertEqual(s.read, sorted(f for f in STRATEGIES if f.startswith("b/")))
+
+    def test_an_arm_of_too_few_processes_is_left_as_it_is(self):
+        s = compare(16, {}, lambda f: True, blocks=1)  # 2 processes an arm
+        raw = compare(16, {}, None, blocks=1)
+        self.assertIsNone(s.thetas)
+        for n in s.family:
+            self.assertEqual(s.values("base", n), raw.values("base", n))
+
+    def test_no_phase_from_benchmarks_run_far_away(self):
+        order = ["x/a/%d" % k for k in range(phases.MAX_DISTANCE + 20)]
+        order[0] = "y/b/0"
+        fam = {n: "/".join(n.split("/")[:2]) for n in order}
+        res = {n: 0.1 for n in order}
+        near = set(fam.values())
+        self.assertAlmostEqual(phases.phase(order, res, fam, 0, near), 0.1)
+        gap = ["z/c/%d" % k for k in range(phases.MAX_DISTANCE)]
+        far = order[:1] + gap + order[1:]
+        fam.update({n: "z/c" for n in gap})
+        res.update({n: 0.1 for n in gap})
+        self.assertIsNone(phases.phase(far, res, fam, 0, {"x/a"}))
+
     def test_nothing_is_corrected_without_neighbours_or_steady(self):
         for steady in (None, lambda f: False):
             s = compare(14, {}, steady)

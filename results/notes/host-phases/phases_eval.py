@@ -4,11 +4,16 @@ outliers included), without and with the correction, and a slowdown multiplied i
 times of the target strategies (the ones `make gate-power` slows) after the fact.
 
 usage: /usr/bin/python3 phases_eval.py LEVEL COMPARE_DIR...   (LEVEL: 0.05 for 5%)
+       /usr/bin/python3 phases_eval.py same COMPARE_DIR...    (nothing changed, every case steady:
+                                                              the strategies the screening decides)
 Per compare and variant: the median width of the rows' 95% intervals (points of log ratio x100,
 the targets' apart), how many target rows the screening made suspects (80% interval above 1,
 estimate above 1.02), and how many other rows' 95% intervals exclude 1 (the false share; each
 compare is of one binary or of the same code, so every such row is noise). The phases are read
-from every strategy but the targets, as the compare does where the targets' code changed."""
+from every case but the targets' cases (their whole case, as where a change of the targets'
+code made those cases' object code differ), the cases named by the manifest of BUILD/hotbench
+(env HB_BUILD, default build-test). HB_TARGETS: the targets, comma-separated (default the
+three of `make gate-power`)."""
 import json
 import math
 import os
@@ -19,15 +24,26 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "scripts"))
 from hotbench.runjson import Run  # noqa: E402
 from hotbench.compare.trials import Samples  # noqa: E402
-from hotbench.compare import checks  # noqa: E402
+from hotbench.compare import checks, strategies  # noqa: E402
 from hotbench.compare.engine import Options  # noqa: E402
+from hotbench.compare.witness import Steady  # noqa: E402
+from hotbench.manifest import Manifest  # noqa: E402
 
-TARGETS = {"bufgrow/httpcore", "rfc3339/millis-strtoll", "volumes/expat-tree"}
+TARGETS = set((os.environ.get("HB_TARGETS") or
+               "bufgrow/httpcore,rfc3339/millis-strtoll,volumes/expat-tree").split(","))
+
+
+def steady(moved_targets=True):
+    """The Steady of a compare whose targets' cases changed (else of one whose code is the same
+    everywhere)."""
+    m = Manifest.from_binary(os.path.join(os.environ.get("HB_BUILD", "build-test"), "hotbench"))
+    moved = {Steady(m).case(f) for f in TARGETS} if moved_targets else set()
+    return Steady(m, {c["name"]: c["name"] not in moved for c in m.cases})
 
 
 def load(d, phased, level, tag="screen"):
     j = json.load(open(os.path.join(d, "compare.json")))
-    s = Samples(steady=(lambda f: f not in TARGETS) if phased else None)
+    s = Samples(steady=steady(level is not None) if phased else None)
     for p in j["processes"]:
         if p["tag"] != tag or p.get("rc") not in (0, 1):
             continue
@@ -65,7 +81,23 @@ def summary(d, phased, level):
                  for f, v in sorted(target_w.items())), suspects, targets, out, others)
 
 
+def decided(d, phased):
+    """The screening's strategy lines with nothing changed and every case steady: how many are
+    decided (same within +-2% at 95%, sizes pooled) of how many."""
+    s = load(d, phased, None)
+    rows = checks.finish(checks.screen_rows(s, Options(), {}))
+    lines = strategies.summarize(rows, s, Options())
+    timed = [st for st in lines if st.get("pooled")]
+    same = sum(st["pooled"]["verdict"] == "same" for st in timed)
+    return "%2d of %d strategies same within +-2%% (sizes pooled, screening)" % (same, len(timed))
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "same":
+        for d in sys.argv[2:]:
+            print("%-26s raw: %s | corrected: %s" % (os.path.basename(d.rstrip("/"))[:26],
+                                                      decided(d, False), decided(d, True)))
+        sys.exit(0)
     level = float(sys.argv[1])
     for d in sys.argv[2:]:
         for phased in (False, True):

@@ -11,31 +11,38 @@ perspective on the use of control variables to increase the efficiency of Monte 
 simulations", Management Science 27, 1981).
 
 - The residual of a process's benchmark is its log time less that benchmark's median log time
-  among the processes of the same arm. Centred per arm, so a change of the head, of one
-  strategy or of all, moves no residual: the covariate is the same in both arms whatever the
-  change (a real slowdown is never normalised away).
-- A benchmark's phase in a process is the median of the residuals of the WINDOW benchmarks run
-  nearest it in that process, those of its own strategy left out (so that a change confined to a
-  strategy, which moves its rows in one process and not another, never becomes its own phase).
+  among all the processes, both arms. A benchmark's phase in a process is the median of the
+  residuals of the WINDOW benchmarks run nearest it in that process (at most MAX_DISTANCE
+  places away; its own strategy left out), read only from *steady* strategies: those no
+  difference of the arms can move (witness.steady: object code byte-identical in the two
+  builds; never a strategy of a case the test hooks slow down). So the phases carry the arms'
+  unequal share of slow phases as well as each process's own, and the correction moves each
+  arm's centre by the phases it met: that is its point, and its assumption. Were the steady
+  rows themselves moved by the change (a layout or heap effect with the same object code), the
+  correction would lend that move to their neighbours; a per-arm centring would not, but it
+  keeps each arm's unequal share of phases in its centre while removing the spread that hid
+  it (on a stored compare of one binary, 129 of 259 rows' 95% intervals excluded 1:
+  results/notes/host-phases.md).
 - Benchmarks feel a phase unequally (volumes/expat-tree at 300 volumes up to 1.8x where
-  rfc3339's rows move 5%), so each strategy's sensitivity theta is the least-squares slope of its
-  residuals on their phases, over all its sizes and processes of both arms (one parameter from
-  dozens to hundreds of points), shrunk where it is not clearly above its noise and held to
-  [0, THETA_MAX]: a strategy the phases do not move is left about as it is.
-- The corrected value: exp(log v - theta * phase), in seconds. Arms keep their centres (the
-  phases average about 0 in each), and rank intervals are taken from the corrected values.
+  rfc3339's rows move 5%), so each strategy's sensitivity theta is the slope of its residuals on
+  their phases within each benchmark and arm (slopes()), shrunk where it is not clearly above
+  its noise and held to [0, THETA_MAX], so that a phase is never amplified much: a strategy the
+  phases do not move is left about as it is.
+- The corrected value: exp(log v - theta * phase), in seconds; rank intervals are taken from
+  the corrected values.
 
-Where an arm has fewer than MIN_PROCESSES processes, or a process fewer than MIN_NEIGHBOURS
-benchmarks of other strategies, nothing is corrected there.
+Where an arm has fewer than MIN_PROCESSES processes nothing is corrected; where a benchmark
+has fewer than MIN_NEIGHBOURS steady neighbours within MAX_DISTANCE, that value is not.
 """
 
 import math
 import statistics
 
 WINDOW = 16
+MAX_DISTANCE = 40  # places in the run order: ~3 s of a screening process (~0.07 s a benchmark)
 MIN_NEIGHBOURS = 8
 MIN_PROCESSES = 3
-THETA_MAX = 3.0
+THETA_MAX = 1.5
 
 
 def residuals(kept, values, m):
@@ -55,10 +62,11 @@ def residuals(kept, values, m):
 def phase(order, res, family, k, steady):
     """The phase of the k-th benchmark of a process run in order (names): the median residual
     (res {name: residual}) of the WINDOW nearest benchmarks of other strategies (family {name:
-    "<group>/<strategy>"}), alternating before and after; None with fewer than MIN_NEIGHBOURS."""
+    "<group>/<strategy>"}) in steady (a set of them), alternating before and after, at most
+    MAX_DISTANCE places away; None with fewer than MIN_NEIGHBOURS."""
     own = family.get(order[k])
     got, lo, hi = [], k - 1, k + 1
-    while len(got) < WINDOW and (lo >= 0 or hi < len(order)):
+    while len(got) < WINDOW and (lo >= 0 or hi < len(order)) and hi - k <= MAX_DISTANCE:
         for j in (lo, hi):
             if 0 <= j < len(order) and order[j] in res and family.get(order[j]) != own \
                     and family.get(order[j]) in steady:
@@ -80,7 +88,7 @@ def slopes(points):
         cells.setdefault((f, cell), []).append((x, y))
     by = {}
     for (f, _), xy in cells.items():
-        if len(xy) < 2:
+        if len(xy) < 3:
             continue
         mx, my = sum(x for x, _ in xy) / len(xy), sum(y for _, y in xy) / len(xy)
         c = by.setdefault(f, [0.0, 0.0, [], 0])
@@ -107,8 +115,12 @@ def correct(kept, labels, values, family, steady):
     (cpu, real)}} seconds per iteration, each dict in the order the process ran its benchmarks;
     family: {name: "<group>/<strategy>"}; steady: the strategies whose residuals make a
     phase (a set of families). Returns (corrected, [theta cpu, theta real]):
-    corrected the same shape as values (a value without a phase kept as it is)."""
+    corrected the same shape as values (a value without a phase kept as it is); thetas None
+    (nothing corrected) when an arm has fewer than MIN_PROCESSES processes."""
     out = {i: dict(values[i]) for i in kept}
+    arms = list(labels.values())
+    if len(set(arms)) < 2 or min(arms.count(lb) for lb in set(arms)) < MIN_PROCESSES:
+        return out, None
     thetas = []
     for m in (0, 1):
         res = residuals(kept, values, m)

@@ -41,8 +41,9 @@ class Samples:
         """aligned: whether the values are aligned on their blocks (blocks.py); steady: a
         function of a strategy ("<group>/<strategy>") that is True where no difference of the
         arms can move its times (witness.steady), from which each value's phase is read
-        (phases.py); None: no correction. A strategy whose rows carry the test hooks' counter
-        hb_injected_fraction is never steady."""
+        (phases.py); None: no correction. Where a strategy's rows carry the test hooks'
+        counter hb_injected_fraction, no strategy of its case (steady.case, where steady has
+        it) is steady, as with a change of that case's code."""
         self.runs, self.skipped, self.failed, self.copy, self.block = [], {}, {}, [], []
         self._widen, self.aligned, self.steady = {}, aligned, steady
         self.thetas = None  # phases.correct's, once settled with steady
@@ -108,8 +109,10 @@ class Samples:
         labels = [self.runs[i][0] for i in kept]
         raw = {i: self.runs[i][1] for i in kept}
         if self.steady:
+            case = getattr(self.steady, "case", lambda f: f)
+            moved = {case(f) for f in self.injected}
             steady = {f for f in set(self.family.values())
-                      if f not in self.injected and self.steady(f)}
+                      if case(f) not in moved and self.steady(f)}
             self.read = sorted(steady)
             raw, self.thetas = phases.correct(kept, dict(zip(kept, labels)), raw,
                                               self.family, steady)

@@ -73,17 +73,40 @@ def mark(row, text, iv):
             break
 
 
+
+class Steady:
+    """Which strategies no difference of the arms can move (witness.steady): called with a
+    family ("<group>/<strategy>"), True or False; case(family) names the unit a change is
+    judged by (the manifest's case of the group; the group where the manifest does not say)."""
+
+    def __init__(self, manifest, same=None):
+        """manifest: hotbench.manifest.Manifest or None; same: {case: bool} (None: every case
+        is the same code in both arms)."""
+        self.manifest, self.same = manifest, same
+
+    def case(self, family):
+        group = family.split("/")[0]
+        try:
+            return self.manifest.case_of(group)["name"]
+        except (AttributeError, KeyError, StopIteration):
+            return group
+
+    def __call__(self, family):
+        return True if self.same is None else self.same.get(self.case(family), False)
+
+
 def steady(base, head, manifest, log):
     """The strategies whose times no difference of the arms can move, from which the host's
-    phases are read (phases.py): a function of a family ("<group>/<strategy>") returning a
-    bool, or None when none can be named. base, head: arms.Arm; manifest: the head's.
+    phases are read (phases.py): a Steady, or None when none can be named. base, head:
+    arms.Arm; manifest: the head's.
     - Arms that differ by their environment: only where every difference is the test hooks'
       slowdown (HB_INJECT words all "slowdown:<fraction>", HB_INJECT_SELECT), whose reach the
-      rows name (the counter hb_injected_fraction: trials.Samples leaves those strategies out);
-      any other difference (growth, parser, a variable of the user's) has no known reach: None.
-    - One binary file for both arms, or two of the same bytes: every strategy's code is the same.
-    - Otherwise a strategy is steady when its case's object code is byte-identical in the two
-      builds (objcode.Witness: the case, the cases it calls, the harness); unknown code is not.
+      rows name (the counter hb_injected_fraction: trials.Samples then leaves out every
+      strategy of the cases it reached, as a change of those cases' code would); any other
+      difference (growth, parser, a variable of the user's) has no known reach: None.
+    - One binary file for both arms, or two of the same bytes: every case is the same code.
+    - Otherwise a case is steady when its object code is byte-identical in the two builds
+      (objcode.Witness: the case, the cases it calls, the harness); unknown code is not.
     Logs what it found."""
     keys = set(base.env) | set(head.env)
     differ = {k for k in keys if base.env.get(k) != head.env.get(k)}
@@ -95,16 +118,10 @@ def steady(base, head, manifest, log):
         return None
     if os.path.abspath(base.binary) == os.path.abspath(head.binary) or \
             (base.sha256 and base.sha256 == head.sha256):
-        return lambda family: True
+        return Steady(manifest)
     w = Witness(os.path.dirname(os.path.abspath(base.binary)),
                 os.path.dirname(os.path.abspath(head.binary)))
     same = {c["name"]: w.unchanged(c["name"])[0] is True for c in manifest.cases}
     log("compare: phases read from the cases whose object code is byte-identical: %s" % (
         ", ".join(sorted(c for c, s in same.items() if s)) or "none (no phase correction)"))
-
-    def of(family):
-        try:
-            return same.get(manifest.case_of(family.split("/")[0])["name"], False)
-        except (KeyError, StopIteration):
-            return False
-    return of if any(same.values()) else None
+    return Steady(manifest, same) if any(same.values()) else None
