@@ -16,6 +16,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import numpy as np  # noqa: E402
 
 from hotbench.compare import phases, witness  # noqa: E402
+from hotbench.compare.merge import merged_phases  # noqa: E402
+from hotbench.compare.table import phases_text  # noqa: E402
 from hotbench.compare.arms import Arm  # noqa: E402
 from hotbench.compare.trials import Samples  # noqa: E402
 from hotbench.compare.verdicts import time_verdict  # noqa: E402
@@ -175,6 +177,21 @@ class Correction(unittest.TestCase):
             self.assertIsNone(phases.phase(order, res, fam, 1, {"x/a", "y/b"}))
         finally:
             phases.MIN_NEIGHBOURS = keep
+
+
+class Record(unittest.TestCase):
+    def test_shards_merge_their_phases_and_the_table_says_what_was_corrected(self):
+        one = {"screening": {"read": ["a/s0"], "theta": {"a/s0": 0.0, "b/s0": 1.2}},
+               "confirmation": None}
+        two = {"screening": {"read": ["c/s0"], "theta": {"c/s0": 0.5}}, "confirmation": None}
+        got = merged_phases([one, two, None])
+        self.assertEqual(got, {"screening": {"read": ["a/s0", "c/s0"], "theta": {
+            "a/s0": 0.0, "b/s0": 1.2, "c/s0": 0.5}}})
+        self.assertIsNone(merged_phases([None, {"screening": None, "confirmation": None}]))
+        self.assertIn("2 of 3 strategies corrected", phases_text(got))
+        self.assertIn("none corrected", phases_text(
+            {"screening": {"read": ["a/s0"], "theta": {"a/s0": 0.0}}}))
+        self.assertIn("not corrected", phases_text({"screening": None}))
 
 
 class Steady(unittest.TestCase):

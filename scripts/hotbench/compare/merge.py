@@ -218,6 +218,19 @@ def arm_of(doc, label):
     return arm
 
 
+def merged_phases(records):
+    """The shards' "phases" records (engine.phase_record; None where a shard has none) as one:
+    per step, the strategies read and the thetas of all the shards (a strategy is in one shard
+    only: shards.py cuts by strategy); None when no shard corrected anything."""
+    out = {}
+    for step in ("screening", "confirmation"):
+        got = [r[step] for r in records if r and r.get(step)]
+        if got:
+            out[step] = dict(read=sorted({f for g in got for f in g["read"]}),
+                             theta={f: t for g in got for f, t in sorted(g["theta"].items())})
+    return out or None
+
+
 def merge(docs, absent):
     """The merged Result of docs ([(dir, document)], checked) with absent (folders with no
     compare.json); its verdict "incomplete" and exit status 2 when a shard is missing."""
@@ -236,6 +249,7 @@ def merge(docs, absent):
     result.toolchain = next((doc["toolchain"] for _, doc in docs if doc.get("toolchain")), None)
     result.strategies = lines
     result.aa, result.confirmation = strategies.floor_of(rows), record
+    result.phases = merged_phases([doc.get("phases") for _, doc in docs])
     count = ref["shard"]["count"]
     present = sorted(doc["shard"]["index"] for _, doc in docs)
     result.shards = dict(

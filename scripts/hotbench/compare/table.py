@@ -69,10 +69,14 @@ def phases_text(phases):
     if not sc:
         return "phases: not corrected (no strategy known to be steady in both arms: phases.py)"
     th = sorted(sc["theta"].values())
-    return ("phases: each time corrected by the phase of the benchmarks run beside it, read "
-            "from %d strategies of unchanged code; sensitivity theta median %.2f (%.2f-%.2f) "
-            "(phases.py)" % (len(sc["read"]), th[len(th) // 2], th[0], th[-1]) if th else
-            "phases: read from %d strategies, none corrected" % len(sc["read"]))
+    moved = sum(t > 0 for t in th)
+    if not moved:
+        return "phases: read from %d strategies of unchanged code; none corrected (every " \
+               "theta 0: no phase showed above the noise; phases.py)" % len(sc["read"])
+    return ("phases: times of %d of %d strategies corrected by the phase of the benchmarks run "
+            "beside them, read from %d strategies of unchanged code; sensitivity theta median "
+            "%.2f (%.2f-%.2f) (phases.py)" % (moved, len(th), len(sc["read"]), th[len(th) // 2],
+                                              th[0], th[-1]))
 
 
 def strategy_lines(result):
