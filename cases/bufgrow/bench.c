@@ -182,8 +182,9 @@ static int load_body(bg_ctx *c, const hb_chunked_params *p, bg_input *in)
         if (rc != HB_EIO)
             return rc;
         if (!c->uncached_noted)
-            fprintf(stderr, "hotbench: bodies from 1 MiB on are not cached (data folder %s: %s); "
-                            "each process makes its own\n", c->opt.data_dir, strerror(errno));
+            fprintf(stderr, "hotbench: bodies from %u KiB on are not cached (data folder %s: %s); "
+                            "each process makes its own\n", BG_SHARE_MIN >> 10, c->opt.data_dir,
+                    strerror(errno));
         c->uncached_noted = 1;
     }
     return hb_chunked_load(p, NULL, NULL, NULL, &in->body, &in->info);
