@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """test_phases.py - the phase correction (scripts/hotbench/compare/phases.py) and the strategies
-it may read phases from (witness.steady), on made-up processes: slow phases inside processes
+it may read phases from (steady.py), on made-up processes: slow phases inside processes
 removed, a change of a strategy kept whole, no change lent to a steady neighbour, the test
 hooks' injected strategies never read, and the level of the intervals kept in unchanged
 compares. Correctness only, never timings."""
@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 
 import numpy as np  # noqa: E402
 
-from hotbench.compare import phases, witness  # noqa: E402
+from hotbench.compare import phases, steady  # noqa: E402
 from hotbench.compare.merge import merged_phases  # noqa: E402
 from hotbench.compare.table import phases_text  # noqa: E402
 from hotbench.compare.arms import Arm  # noqa: E402
@@ -123,7 +123,7 @@ class Correction(unittest.TestCase):
 
     def test_an_injected_strategy_takes_its_whole_case_out(self):
         # as a change of that case's code would: its other strategies are not read either
-        s = compare(15, {"a/s0": 1.05}, witness.Steady(None), injected=("a/s0",))
+        s = compare(15, {"a/s0": 1.05}, steady.Steady(None), injected=("a/s0",))
         self.assertEqual(s.read, sorted(f for f in STRATEGIES if f.startswith("b/")))
 
     def test_an_arm_of_too_few_processes_is_left_as_it_is(self):
@@ -201,12 +201,12 @@ class Steady(unittest.TestCase):
     def test_an_environment_of_unknown_reach_reads_no_phase(self):
         for env in ({"HB_INJECT": "growth"}, {"MY_VAR": "1"},
                     {"HB_INJECT": "slowdown:0.1,parser", "HB_INJECT_SELECT": "^a/s0$"}):
-            self.assertIsNone(witness.steady(*self.arms({}, env), None, lambda m: None), env)
+            self.assertIsNone(steady.steady(*self.arms({}, env), None, lambda m: None), env)
 
     def test_one_binary_with_the_slowdown_hook_reads_every_strategy(self):
         base, head = self.arms({"HB_INJECT": "slowdown:0.1", "HB_INJECT_SELECT": "^a$x"},
                                {"HB_INJECT": "slowdown:0.1", "HB_INJECT_SELECT": "^a$"})
-        got = witness.steady(base, head, None, lambda m: None)
+        got = steady.steady(base, head, None, lambda m: None)
         self.assertTrue(got("a/s0") and got("b/s1"))
 
 

@@ -10,9 +10,10 @@ Per compare and variant: the median width of the rows' 95% intervals (points of 
 the targets' apart), how many target rows the screening made suspects (80% interval above 1,
 estimate above 1.02), and how many other rows' 95% intervals exclude 1 (the false share; each
 compare is of one binary or of the same code, so every such row is noise). The phases are read
-from every case but the targets' cases (their whole case, as where a change of the targets'
-code made those cases' object code differ), the cases named by the manifest of BUILD/hotbench
-(env HB_BUILD, default build-test). HB_TARGETS: the targets, comma-separated (default the
+from every strategy but the targets and those sharing a function of their table rows
+(steady.Steady.without, as the compare does for the test hooks' slowdown and as a change of the
+targets' own code would leave them), the rows read from the objects of HB_BUILD (default
+build-test) and its manifest; HB_WHOLE_CASE=1 leaves out the targets' whole cases instead. HB_TARGETS: the targets, comma-separated (default the
 three of `make gate-power`)."""
 import json
 import math
@@ -26,7 +27,8 @@ from hotbench.runjson import Run  # noqa: E402
 from hotbench.compare.trials import Samples  # noqa: E402
 from hotbench.compare import checks, strategies  # noqa: E402
 from hotbench.compare.engine import Options  # noqa: E402
-from hotbench.compare.witness import Steady  # noqa: E402
+from hotbench.compare import steady as steady_  # noqa: E402
+from hotbench.compare.strategy_code import Build  # noqa: E402
 from hotbench.manifest import Manifest  # noqa: E402
 
 TARGETS = set((os.environ.get("HB_TARGETS") or
@@ -34,11 +36,16 @@ TARGETS = set((os.environ.get("HB_TARGETS") or
 
 
 def steady(moved_targets=True):
-    """The Steady of a compare whose targets' cases changed (else of one whose code is the same
-    everywhere)."""
-    m = Manifest.from_binary(os.path.join(os.environ.get("HB_BUILD", "build-test"), "hotbench"))
-    moved = {Steady(m).case(f) for f in TARGETS} if moved_targets else set()
-    return Steady(m, {c["name"]: c["name"] not in moved for c in m.cases})
+    """What the compare may read phases from when the targets' code changed (else when the code
+    is the same everywhere): a function of a family."""
+    build = os.environ.get("HB_BUILD", "build-test")
+    m = Manifest.from_binary(os.path.join(build, "hotbench"))
+    if not moved_targets:
+        return steady_.Steady(m)
+    if os.environ.get("HB_WHOLE_CASE"):
+        return steady_.Steady(m).without({"none/none"} | {f.split("/")[0] + "/?" for f in
+                                                          TARGETS})
+    return steady_.Steady(m, entries=steady_.entries_of(Build(build), m)).without(TARGETS)
 
 
 def load(d, phased, level, tag="screen"):

@@ -14,7 +14,7 @@
      higher exponent labels a regression of its largest size, and never decides alone.
 Each arm runs from several copies of its binary (copies.py), and the confirmation counts the
 copy as a random effect (random_effects.py); each time is corrected by the host's phase, read
-from the benchmarks of unchanged code run beside it (phases.py, witness.steady); one line per
+from the benchmarks of unchanged code run beside it (phases.py, steady.py); one line per
 strategy sums up (strategies.py).
 Verification runs first in every process (hotbench's harness): a benchmark that fails it in the
 head fails the compare. Verdicts: verdicts.py.
@@ -29,8 +29,8 @@ import time
 from .. import estimate
 from ..manifest import Manifest, ManifestError
 from ..selection import BUDGET_S, MALLOC_ENV, PROFILE, selection_filter
-from . import (checks, confirmation, copies, duration, isolation, shards, strategies, toolchain,
-               witness)
+from . import (checks, confirmation, copies, duration, isolation, shards, steady as steady_,
+               strategies, toolchain, witness)
 from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
@@ -281,7 +281,7 @@ def measure(base, head, opts, out_dir, log):
                                shard, log)
     rng = random.Random(opts.seed)
     trials_dir = os.path.join(out_dir, "trials")
-    steady = witness.steady(base, head, manifest, log)
+    steady = steady_.steady(base, head, manifest, log)
     screen = Samples(steady=steady)
     plan = expect((base, head), manifest, bfilter, opts, log, settings["isolate"])
     factor = paced = None

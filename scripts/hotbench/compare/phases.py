@@ -14,7 +14,7 @@ simulations", Management Science 27, 1981).
   among all the processes, both arms. A benchmark's phase in a process is the median of the
   residuals of the WINDOW benchmarks run nearest it in that process (at most MAX_DISTANCE
   places away; its own strategy left out), read only from *steady* strategies: those no
-  difference of the arms can move (witness.steady: object code byte-identical in the two
+  difference of the arms can move (steady.py: object code byte-identical in the two
   builds; never a strategy of a case the test hooks slow down). So the phases carry the arms'
   unequal share of slow phases as well as each process's own, and the correction moves each
   arm's centre by the phases it met: that is its point, and its assumption. Were the steady

@@ -40,10 +40,10 @@ class Samples:
     def __init__(self, aligned=True, steady=None):
         """aligned: whether the values are aligned on their blocks (blocks.py); steady: a
         function of a strategy ("<group>/<strategy>") that is True where no difference of the
-        arms can move its times (witness.steady), from which each value's phase is read
-        (phases.py); None: no correction. Where a strategy's rows carry the test hooks'
-        counter hb_injected_fraction, no strategy of its case (steady.case, where steady has
-        it) is steady, as with a change of that case's code."""
+        arms can move its times (steady.Steady), from which each value's phase is read
+        (phases.py); None: no correction. The strategies whose rows carry the test hooks'
+        counter hb_injected_fraction are left out, with what a change of their code would
+        move (steady.Steady.without, where steady has it)."""
         self.runs, self.skipped, self.failed, self.copy, self.block = [], {}, {}, [], []
         self._widen, self.aligned, self.steady = {}, aligned, steady
         self.thetas = None  # phases.correct's, once settled with steady
@@ -109,10 +109,9 @@ class Samples:
         labels = [self.runs[i][0] for i in kept]
         raw = {i: self.runs[i][1] for i in kept}
         if self.steady:
-            case = getattr(self.steady, "case", lambda f: f)
-            moved = {case(f) for f in self.injected}
-            steady = {f for f in set(self.family.values())
-                      if case(f) not in moved and self.steady(f)}
+            keep = self.steady.without(self.injected) if hasattr(self.steady, "without") \
+                else (lambda f: f not in self.injected and self.steady(f))
+            steady = {f for f in set(self.family.values()) if keep(f)}
             self.read = sorted(steady)
             raw, self.thetas = phases.correct(kept, dict(zip(kept, labels)), raw,
                                               self.family, steady)
