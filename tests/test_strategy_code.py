@@ -8,6 +8,9 @@ share, and a loop over the table outside every row (a case's bench code).
   - one strategy's own helper changed: that strategy only;
   - the helper two share: those two; the loop outside the rows (bench.c): all three;
   - a strategy's string in its row (its description): that strategy only;
+  - code reached through data (a string array, a hook variable, a policy object), a format
+    string, a struct whose function pointer precedes its name: the strategy that reaches it;
+    the bench loop in a table right after an array of strategy names: every strategy;
   - steady.Steady.without: an injected strategy takes out those sharing a function of its row;
   - a build directory without objects: nothing known.
 Correctness only, never timings. Needs cc and objdump/readelf; skipped (77) without them."""
@@ -57,6 +60,49 @@ OBJECTS = {"cases/a/a.c": "cases/a/CMakeFiles/hb_case_a.dir/a.c.o",
            "harness/h.c": "CMakeFiles/hb_harness.dir/harness/h.c.o"}
 
 
+# Strategies that reach their code through data (a string array, a hook variable, a policy
+# object), a format string, and a struct whose function pointer comes before its name.
+CASE2 = r"""
+#include <stdio.h>
+struct policy { int k; int (*step)(int); };
+struct row { int (*run)(int); const char *name; const struct policy *policy; };
+__attribute__((noinline)) static int step_a(int x) { return x + 11; }
+__attribute__((noinline)) static int step_b(int x) { return x - 13; }
+static const struct policy pol_a = {1, step_a};
+static const struct policy pol_b = {2, step_b};
+static const char *const words[] = {"alpha", "bravo"};
+__attribute__((noinline)) static int hooked(int x) { return x * 17; }
+static int (*volatile hook)(int) = hooked;
+__attribute__((noinline)) static int run_one(int x) { return (int)words[x & 1][0] + x; }
+__attribute__((noinline)) static int run_two(int x) { return hook(x) + 1; }
+__attribute__((noinline)) static int run_three(int x)
+{
+    char buf[32];
+    return snprintf(buf, sizeof buf, "three %d", x);
+}
+const struct row b_rows[] = {
+    {run_one, "one", &pol_a},
+    {run_two, "two", &pol_b},
+    {run_three, "three", &pol_a},
+};
+"""
+# the bench code: strategy names in an array, then a table of the loop's functions right after
+BENCH2 = r"""
+struct row { int (*run)(int); const char *name; const void *policy; };
+extern const struct row b_rows[];
+static const char *const witnesses[] = {"one", "two"};
+__attribute__((noinline)) static int time_loop(int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += b_rows[i % 3].run(i);
+    return s;
+}
+struct family { const char *const *names; int (*time)(int); };
+const struct family b_families[] = {{witnesses, time_loop}};
+"""
+
+
 class FakeManifest:
     """What steady.py reads of a manifest: one case "a", its group "a" of three strategies."""
     cases = [{"name": "a"}]
@@ -103,9 +149,26 @@ class StrategyCode(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.fake.tmp, ignore_errors=True)
 
-    def same(self, case, bench=BENCH):
-        got = steady.by_strategy(self.base, self.fake.build(case, bench), FakeManifest(), ["a"])
+    def same(self, case, bench=BENCH, base=None):
+        got = steady.by_strategy(base or self.base, self.fake.build(case, bench), FakeManifest(),
+                                 ["a"])
         return {n for n, s in got["a"].items() if s}
+
+    def test_code_reached_through_data_and_strings_moves_its_strategy(self):
+        base = self.fake.build(CASE2, BENCH2)
+        every = {"one", "two", "three"}
+        self.assertEqual(self.same(CASE2, BENCH2, base), every)
+        for old, new, moved in (('"alpha"', '"alpha2"', "one"),         # a string array
+                                ("x * 17", "x * 19", "two"),              # through a hook
+                                ('"three %d"', '"three %x"', "three"),    # a format string
+                                ("x + 11", "x + 12", "one three"),        # a policy's function
+                                ("{1, step_a}", "{3, step_a}", "one three")):
+            self.assertEqual(self.same(CASE2.replace(old, new), BENCH2, base),
+                             every - set(moved.split()), old)
+
+    def test_the_bench_loop_after_a_name_array_moves_every_strategy(self):
+        base = self.fake.build(CASE2, BENCH2)
+        self.assertEqual(self.same(CASE2, BENCH2.replace("i % 3", "(i + 1) % 3"), base), set())
 
     def test_the_same_code_elsewhere_or_with_a_comment_is_the_same(self):
         self.assertEqual(self.same(CASE), {"one", "two", "three"})

@@ -3,25 +3,32 @@ case: a change of one strategy's functions leaves the case's other strategies st
 the phase correction (phases.py) can read them beside the changed one (steady.py).
 
 A strategy is a row of one of its case's tables (hb_sink_strategies[] in cases/bufgrow/
-bufgrow.c, the parser table of cases/rfc3339/rfc3339.c, volumes.c's): in an object file, a
-run of relocations in a data section that starts at a pointer to the string naming it and
-holds pointers to its functions, up to the next pointer to a strategy's name. Its reach is
-those functions and every function they reference, transitively, across the case and the
-cases it calls (by name: a static function in its own object, else a global one). A function's
-fingerprint is its disassembly (binutils' objdump -d -r) with every address and every
-PC-relative displacement taken out and each reference named (a relocation's symbol, or the
-function objdump names for a call the assembler resolved inside one .text: those calls carry
-no relocation, so relocations alone would miss the callee), plus the bytes of every data
-section it references. A strategy is the same in two builds when
-  - its row and the fingerprints of every function it reaches are the same;
-  - the rest of its case is the same: the functions no strategy row reaches (the case's
-    bench.c loop, its registration) and the data sections outside the strategy rows;
-  - the harness is the same (objcode.py's SHARED part; the compare asks objcode for it).
-Anything it cannot read (a strategy without a row, a relocation it cannot place, objdump
-missing) answers None: unknown, never the same.
+bufgrow.c, the parser table of cases/rfc3339/rfc3339.c, volumes.c's): in an object file, a data
+object (a symbol with a size) holding pointers to strings that name strategies, cut into
+elements of equal stride (the greatest common divisor of those pointers' spacings), one row an
+element, whatever the order of its fields. Its reach is everything the row points at and
+everything that reaches, transitively, across the build (the cases it calls included; the
+harness by name only, since the compare requires it byte-identical for this reading):
+  - a function: its disassembly (binutils' objdump -d -r) with every address and PC-relative
+    displacement taken out and each reference named: a relocation's target, and the function
+    objdump names for a call the assembler resolved inside one .text (no relocation shows
+    those: relocations alone would miss the callee), with its section's alignment;
+  - a data object (a table, a hook variable, a policy): its bytes and its relocations, whose
+    targets are followed in turn; a place no object covers: its whole section likewise;
+  - a string (a local label such as .LC0 included): its content.
+A strategy is the same in two builds when its rows and its reach are the same, and the rest of
+its case too: the functions and data objects no row reaches, with what they reach (a strategy
+table itself not followed: the bench loop calls every strategy through it), and each table's
+size, stride and elements that are no strategy's row. Anything it cannot read (a strategy
+without a row, a reference it cannot place, a table whose names are not evenly spaced,
+objdump missing) answers None: unknown, never the same. Checked on the real objects: a
+constant of parse_strtoll changed moves millis-strtoll alone; the helper three millis parsers
+inline moves those three; strptime's format string moves strptime; volumes' bench loop moves
+every volumes strategy (tests/test_strategy_code.py holds the same on a tiny case).
 """
 
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -52,13 +59,13 @@ def target(text):
 def normalise(insn, fname):
     """(text, refs) of one instruction line of objdump -d -r -w --no-show-raw-insn inside
     function fname: the line with addresses and PC-relative displacements taken out, and the
-    names it references ("<name+0x..>" operands of other functions; a relocation's target,
-    returned as "@reloc:<target>" for the caller to place)."""
+    names it references ("<name+0x..>" operands of other functions; a relocation's type and
+    target, returned as "@reloc:<type>:<target>" for the caller to place)."""
     refs = []
     m = RELOC_IN_RE.search(insn)
     if m:
         insn = insn[:m.start()]
-        refs.append("@reloc:" + m.group(2))
+        refs.append("@reloc:%s:%s" % (m.group(1), m.group(2)))
     else:
         for name in re.findall(r"<([^>+]+)(?:\+0x[0-9a-f]+)?>", insn):
             if name != fname:
@@ -158,94 +165,159 @@ class Build:
         self._bytes = {}
 
     def data(self, rel, section):
-        """The bytes of section (a name) of object rel."""
+        """The bytes of section (a name) of object rel; raises Unknown when it has none."""
         key = (rel, section)
         if key not in self._bytes:
             s = next((s for s in self.sections[rel].values() if s["name"] == section), None)
-            if s is None or s["type"] == "NOBITS":
-                self._bytes[key] = b"" if s is None else b"\0" * s["size"]
+            if s is None:
+                raise Unknown("%s: no section %s" % (rel, section))
+            if s["type"] == "NOBITS":
+                self._bytes[key] = b"\0" * s["size"]
             else:
-                with open(os.path.join(self.dir, rel), "rb") as f:
-                    f.seek(s["off"])
-                    self._bytes[key] = f.read(s["size"])
+                try:
+                    with open(os.path.join(self.dir, rel), "rb") as f:
+                        f.seek(s["off"])
+                        self._bytes[key] = f.read(s["size"])
+                except OSError as e:
+                    raise Unknown("%s: %s" % (rel, e))
         return self._bytes[key]
 
     def string(self, rel, section, offset):
-        """The NUL-terminated string at offset of a string section, or None."""
+        """The NUL-terminated string at offset of a string section; raises Unknown outside."""
         b = self.data(rel, section)
         if not 0 <= offset < len(b):
-            return None
-        return b[offset:b.index(b"\0", offset) if b"\0" in b[offset:] else len(b)].decode(
-            "utf-8", "replace")
+            raise Unknown("%s: no string at %s+%#x" % (rel, section, offset))
+        end = b.find(b"\0", offset)
+        return b[offset:end if end >= 0 else len(b)].decode("utf-8", "replace")
 
-    def function_at(self, rel, section, offset):
-        """The function of object rel whose symbol covers offset in section, or None."""
+    def symbol_at(self, rel, section, offset, func):
+        """The data object symbol of object rel covering offset in section, or None; for a
+        function (func), the one starting nearest at or before offset (a label in the padding
+        after a function's last instruction, which a jump table may hold, is that function's)."""
+        if func:
+            best = None
+            for name, sec, value, size, _, isfunc in self.syms[rel]:
+                if isfunc and sec == section and value <= offset and \
+                        (best is None or value > best[1]):
+                    best = (name, value)
+            return best[0] if best else None
         for name, sec, value, size, _, isfunc in self.syms[rel]:
-            if isfunc and sec == section and value <= offset < value + max(size, 1):
+            if not isfunc and sec == section and size > 0 and value <= offset < value + size:
                 return name
         return None
 
+    def at(self, rel, section, offset, pcrel):
+        """The key of what lies at offset of section in object rel (a PC-relative reference
+        tried at offset + 4 to + 8, the instruction's bytes after its displacement): a
+        function, a string by content, a data object, else the whole section."""
+        biases = range(4, 9) if pcrel else (0,)
+        if section.startswith(".text"):
+            fn = next((f for f in (self.symbol_at(rel, section, offset + b, True)
+                                   for b in biases) if f), None)
+            if fn is None:
+                raise Unknown("%s: no function at %s%+#x" % (rel, section, offset))
+            return ("f", rel, fn)
+        if section.startswith(".rodata.str"):
+            return ("s", self.string(rel, section, offset + biases[0]))
+        obj = next((o for o in (self.symbol_at(rel, section, offset + b, False)
+                                for b in biases) if o), None)
+        return ("o", rel, obj) if obj else ("d", rel, section)
+
     def place(self, rel, name, addend, pcrel):
         """A reference from object rel to (name, addend) as a key: ("f", rel, function),
-        ("s", text) for a string's content, ("d", rel, section) for a data section,
-        ("x", name) for a symbol outside the build (libc, expat). Raises Unknown."""
-        if name.startswith("."):
-            at = addend + (4 if pcrel else 0)
-            if name.startswith(".text"):
-                fn = self.function_at(rel, name, at) if not pcrel else next(
-                    (f for f in (self.function_at(rel, name, addend + k) for k in range(4, 9))
-                     if f), None)
-                if fn is None:
-                    raise Unknown("%s: no function at %s+%#x" % (rel, name, at))
-                return ("f", rel, fn)
-            if name.startswith(".rodata.str"):
-                return ("s", self.string(rel, name, at))
-            return ("d", rel, name)
-        own = [s for s in self.syms[rel] if s[0] == name and s[1] not in ("*UND*",)]
+        ("s", text) a string's content, ("o", rel, object) a data object, ("d", rel, section)
+        a data section where no object covers the place, ("x", name) a symbol outside the
+        build (libc, expat). A local label (.LC0) is placed by its section and value.
+        Raises Unknown."""
+        if any(s["name"] == name for s in self.sections[rel].values()):
+            return self.at(rel, name, addend, pcrel)
+        own = [s for s in self.syms[rel] if s[0] == name and s[1] != "*UND*"]
         if own:
-            return ("f", rel, name) if own[0][5] else ("d", rel, own[0][1])
+            _, sec, value, size, _, isfunc = own[0]
+            if isfunc:
+                return ("f", rel, name)
+            if size > 0 and not sec.startswith(".rodata.str"):
+                return ("o", rel, name)
+            return self.at(rel, sec, value + addend, pcrel)
         other = self.globals.get(name)
         if other is None:
             return ("x", name)
         sym = next(s for s in self.syms[other] if s[0] == name and not s[4])
-        return ("f", other, name) if sym[5] else ("d", other, sym[1])
+        return ("f", other, name) if sym[5] else ("o", other, name) if sym[3] > 0 else \
+            ("d", other, sym[1])
 
     def refs_of(self, rel, fn):
         """The reference keys (place()) of function fn of object rel."""
         out = []
         for r in self.funcs[rel].get(fn, ([], []))[1]:
             if r.startswith("@reloc:"):
-                name, addend = target(r[len("@reloc:"):])
-                out.append(self.place(rel, name, addend, True))
+                typ, text = r[len("@reloc:"):].split(":", 1)
+                name, addend = target(text)
+                out.append(self.place(rel, name, addend, any(
+                    t in typ for t in ("PC", "PLT", "GOTPC"))))  # else absolute (-fno-pie)
             else:
                 out.append(self.place(rel, r, 0, False))
         return out
 
+    def data_relocs(self, rel, section, lo=0, hi=None):
+        """[(offset - lo, type, key)] of the relocations of a data section of object rel in
+        [lo, hi), their targets placed (absolute: not PC-relative)."""
+        idx = next(i for i, s in self.sections[rel].items() if s["name"] == section)
+        out = []
+        for off, typ, text in self.relocs[rel].get(idx, ()):
+            o = int(off, 16)
+            if o >= lo and (hi is None or o < hi):
+                name, addend = readelf_target(text)
+                out.append((o - lo, typ, self.place(rel, name, addend, False)))
+        return sorted(out)
+
+    def span(self, key):
+        """(section, lo, hi) of a data key: an object's bytes, or a whole section."""
+        if key[0] == "o":
+            sym = next(s for s in self.syms[key[1]] if s[0] == key[2] and not s[5])
+            return sym[1], sym[2], sym[2] + sym[3]
+        return key[2], 0, None
+
+    def refs_of_data(self, key):
+        """The keys a data object or section points at."""
+        section, lo, hi = self.span(key)
+        return [k for _, _, k in self.data_relocs(key[1], section, lo, hi)]
+
     def digest(self, key):
-        """sha256 hex of one reference key's own content: a function's normalised text, a
-        data section's bytes, a string or an outside symbol by its name."""
+        """sha256 hex of one key's own content: a function's normalised text (and its
+        section's alignment), a data object's or section's bytes and placed relocations, a
+        string, or an outside symbol by its name."""
         h = hashlib.sha256(repr(key[0]).encode())
         if key[0] == "f":
             if key[2] not in self.funcs[key[1]]:
                 raise Unknown("%s: function %s not disassembled" % (key[1], key[2]))
+            sec = next((s[1] for s in self.syms[key[1]] if s[0] == key[2] and s[5]), "")
+            align = next((s["align"] for s in self.sections[key[1]].values()
+                          if s["name"] == sec), 0)
+            h.update(("%s %d\n" % (sec, align)).encode())
             h.update("\n".join(self.funcs[key[1]][key[2]][0]).encode())
-        elif key[0] == "d":
-            h.update(self.data(key[1], key[2]))
+        elif key[0] in "od":
+            section, lo, hi = self.span(key)
+            h.update(self.data(key[1], section)[lo:hi])
+            for r in self.data_relocs(key[1], section, lo, hi):
+                h.update(repr(r).encode())
         else:
             h.update(repr(key[1:]).encode())
         return h.hexdigest()
 
     def canonical(self, key):
         """A function key as objdump labelled it: an alias (another function symbol at the same
-        section and value, as C++ constructors have) becomes the labelled name; a function of
-        the harness (objcode.SHARED, the same bytes or the compare says so) an outside name."""
-        if key[0] != "f":
+        section and value, as C++ constructors have) becomes the labelled name; a function or
+        object of the harness (objcode.SHARED: the compare requires it the same bytes) an
+        outside name."""
+        if key[0] not in "fod":
             return key
-        rel, name = key[1], key[2]
+        rel = key[1]
         if self.part.get(rel) == objcode.SHARED:
-            return ("x", name)
-        if name in self.funcs[rel]:
+            return ("x", key[2])
+        if key[0] != "f" or key[2] in self.funcs[rel]:
             return key
+        name = key[2]
         sym = next((s for s in self.syms[rel] if s[0] == name and s[5]), None)
         if sym:
             for other in self.syms[rel]:
@@ -254,46 +326,66 @@ class Build:
                     return ("f", rel, other[0])
         raise Unknown("%s: function %s not disassembled" % (rel, name))
 
-    def reach(self, keys):
-        """Every function key reached from keys (references followed), and the other keys
-        met (data, strings, outside symbols). Raises Unknown."""
+    def reach(self, keys, stop=()):
+        """Every key reached from keys: functions' references and data objects' pointers
+        followed, but not those of the keys in stop. Raises Unknown."""
         seen, todo = set(), [self.canonical(k) for k in keys]
         while todo:
             k = todo.pop()
             if k in seen:
                 continue
             seen.add(k)
+            if k in stop:
+                continue
             if k[0] == "f":
                 todo.extend(self.canonical(r) for r in self.refs_of(k[1], k[2]))
+            elif k[0] in "od":
+                todo.extend(self.canonical(r) for r in self.refs_of_data(k))
         return seen
 
-    def rows(self, part, names):
-        """{strategy: [(row digest, [function keys])]} of the strategy rows in part's objects'
-        data sections: a pointer to a string in names (every strategy name of the case) starts
-        a row, which takes the function pointers after it up to the next such string
-        (readelf's relocations in offset order); a pointer it cannot place is kept as ("?",
-        text), which makes the strategy unknown."""
-        out = {}
+    def tables(self, part, names):
+        """[(rel, object, stride, name offset, [(row start, strategy)])] of the data objects of
+        part's objects that hold pointers to strategy names (names), each cut into rows of
+        equal stride (the greatest common divisor of the spacings of those pointers, the
+        object's size for one). Raises Unknown when no stride of at least a pointer divides
+        the object."""
+        out = []
         for rel in self.parts.get(part, []):
-            for idx, relocs in self.relocs[rel].items():
-                section = self.sections[rel][idx]["name"]
-                if section.startswith(".text"):
+            for name, sec, value, size, _, isfunc in self.syms[rel]:
+                if isfunc or size == 0 or sec.startswith((".text", ".rodata.str")) or \
+                        sec in ("*UND*", "*ABS*", "*COM*"):
                     continue
-                current = None
-                for off, typ, text in sorted(relocs, key=lambda r: int(r[0], 16)):
-                    name, addend = readelf_target(text)
-                    try:
-                        key = self.place(rel, name, addend, False)
-                    except Unknown:
-                        key = ("?", text)  # a pointer not placed: the row is unknown
-                    if key[0] == "s" and key[1] in names:
-                        current = [hashlib.sha256(("%s %s" % (section, key[1])).encode()), []]
-                        out.setdefault(key[1], []).append(current)
-                    if current is not None:
-                        current[0].update(("%s %s\n" % (typ, key)).encode())
-                        current[1].append(key)
-        return {n: [(d.hexdigest(), [k for k in ks if k[0] in "f?"]) for d, ks in rs]
-                for n, rs in out.items()}
+                hits = [(o, k[1]) for o, _, k in self.data_relocs(rel, sec, value, value + size)
+                        if k[0] == "s" and k[1] in names]
+                if not hits:
+                    continue
+                offs = sorted(o for o, _ in hits)
+                stride = 0
+                for a, b in zip(offs, offs[1:]):
+                    stride = math.gcd(stride, b - a)
+                stride = stride or size
+                if stride < 8 or size % stride:
+                    raise Unknown("%s: %s's strategy names are not evenly spaced" % (rel, name))
+                k0 = offs[0] % stride
+                out.append((rel, name, stride, k0, [(o - k0, n) for o, n in hits]))
+        return out
+
+    def rows(self, part, names):
+        """{strategy: [(row digest, [keys of the row's pointers])]} of the strategy rows of
+        part's tables (tables()): each row is one element of its table, from its start to the
+        next (so a function pointer before the name in the struct is the row's too)."""
+        out = {}
+        for rel, obj, stride, _, rows in self.tables(part, names):
+            sec, lo, _ = self.span(("o", rel, obj))
+            for start, strategy in rows:
+                b, e = lo + start, lo + start + stride
+                rel_rows = self.data_relocs(rel, sec, b, e)
+                h = hashlib.sha256(self.data(rel, sec)[b:e])
+                for r in rel_rows:
+                    h.update(repr(r).encode())
+                out.setdefault(strategy, []).append(
+                    (h.hexdigest(), [k for _, _, k in rel_rows if k[0] != "s"]))
+        return out
 
 
 def readelf_target(text):
@@ -307,38 +399,61 @@ def readelf_target(text):
 def fingerprints(build, case, names):
     """({strategy: sha256 hex or None (unknown)}, common sha256 hex or None) of one case of a
     Build: each strategy's rows and everything they reach (across the build: the cases it
-    calls included); common: the case's own functions no row reaches, everything those reach,
-    and the case's data sections, string sections left out (a string counts where a function
-    or row points at it). names: every strategy name of the case's groups."""
-    rows = build.rows(case, set(names))
+    calls included); common: what the rest of the case is and reaches: its functions and data
+    objects no row reaches, and its tables' elements that are no strategy's row. names: every
+    strategy name of the case's groups. Nothing is known (all None) when the tables cannot be
+    cut into rows."""
+    try:
+        rows = build.rows(case, set(names))
+    except Unknown:
+        return {n: None for n in names}, None
     out, reached = {}, set()
     for n in names:
-        rs = rows.get(n)
         try:
-            if not rs or any(k[0] == "?" for _, ks in rs for k in ks):
+            rs = rows.get(n)
+            if not rs:
                 raise Unknown("no row of %s" % n)
             keys = build.reach([k for _, ks in rs for k in ks])
             reached |= keys
             h = hashlib.sha256()
-            for d, _ in sorted(rs):
-                h.update(d.encode())
-            for d in sorted(build.digest(k) for k in keys):
+            for d in sorted([d for d, _ in rs] + [build.digest(k) for k in keys]):
                 h.update(d.encode())
             out[n] = h.hexdigest()
         except Unknown:
             out[n] = None
     try:
-        own = [("f", rel, f) for rel in sorted(build.parts.get(case, []))
-               for f in build.funcs[rel] if ("f", rel, f) not in reached]
-        h = hashlib.sha256()
-        for d in sorted(build.digest(k) for k in build.reach(own)):
-            h.update(d.encode())
-        for rel in sorted(build.parts.get(case, [])):
-            for s in sorted(build.sections[rel].values(), key=lambda s: s["name"]):
-                if objcode.counted(s) and not s["name"].startswith((".text", ".rodata.str",
-                                                                   ".eh_frame")):
-                    h.update(s["name"].encode() + build.data(rel, s["name"]))
-        common = h.hexdigest()
+        common = rest_digest(build, case, names, reached)
     except Unknown:
         common = None
     return out, common
+
+
+def rest_digest(build, case, names, reached):
+    """sha256 hex of the case's code outside its strategies' rows (fingerprints()): its
+    functions and data objects no row reaches and what they reach, a strategy table not
+    followed (the bench loop calls every strategy through it: its rows are the strategies'),
+    and each table's size, stride and elements that are no strategy's row."""
+    tables = {(rel, obj): (stride, [st for st, _ in rs])
+              for rel, obj, stride, _, rs in build.tables(case, set(names))}
+    own = []
+    for rel in sorted(build.parts.get(case, [])):
+        own += [("f", rel, f) for f in build.funcs[rel] if ("f", rel, f) not in reached]
+        own += [("o", rel, s[0]) for s in build.syms[rel]
+                if not s[5] and s[3] > 0 and ("o", rel, s[0]) not in reached and
+                (rel, s[0]) not in tables and
+                not s[1].startswith((".text", ".rodata.str", ".eh_frame", "*"))]
+    stop = {("o", rel, obj) for rel, obj in tables}
+    h = hashlib.sha256()
+    for d in sorted(build.digest(k) for k in build.reach(own, stop) if k not in stop):
+        h.update(d.encode())
+    for (rel, obj), (stride, starts) in sorted(tables.items()):
+        sec, lo, hi = build.span(("o", rel, obj))
+        h.update(("%s %s %d %d\n" % (rel, obj, hi - lo, stride)).encode())
+        for b in range(0, hi - lo, stride):
+            if b not in starts:
+                h.update(build.data(rel, sec)[lo + b:lo + b + stride])
+                for r in build.data_relocs(rel, sec, lo + b, lo + b + stride):
+                    h.update(repr(r).encode())
+                    if r[2][0] == "f":
+                        h.update(build.digest(build.canonical(r[2])).encode())
+    return h.hexdigest()
