@@ -57,6 +57,7 @@ int a_loop(int n)
 HARNESS = "int h_version(void)\n{\n    return 4;\n}\n"
 OBJECTS = {"cases/a/a.c": "cases/a/CMakeFiles/hb_case_a.dir/a.c.o",
            "cases/a/bench.c": "cases/a/CMakeFiles/hb_case_a.dir/bench.c.o",
+           "cases/a/strong.c": "cases/a/CMakeFiles/hb_case_a.dir/strong.c.o",
            "harness/h.c": "CMakeFiles/hb_harness.dir/harness/h.c.o"}
 
 
@@ -103,6 +104,33 @@ const struct family b_families[] = {{witnesses, time_loop}};
 """
 
 
+# A table two's code reads and one's set-up fills at run time; two variables side by side in
+# .data, read through section-relative relocations; a helper defined weak here and strong in
+# another object (the linker keeps the strong one).
+CASE3 = r"""
+struct row { const char *name; int (*run)(int); void (*setup)(void); };
+static int tbl[16];
+static volatile int lim_a = 7;
+static volatile int lim_b = 100;
+int helper(int x) __attribute__((weak));
+int helper(int x) { return x; }
+__attribute__((noinline)) static void setup_one(void)
+{
+    for (int i = 0; i < 16; i++)
+        tbl[i] = i * 3;
+}
+__attribute__((noinline)) static int run_one(int x) { return x + lim_a; }
+__attribute__((noinline)) static int run_two(int x) { return tbl[x & 15] + (lim_b > 5); }
+__attribute__((noinline)) static int run_three(int x) { return helper(x) + 1; }
+const struct row c_rows[] = {
+    {"one", run_one, setup_one},
+    {"two", run_two, 0},
+    {"three", run_three, 0},
+};
+"""
+STRONG = "int helper(int x)\n{\n    return x * 2;\n}\n"
+
+
 class FakeManifest:
     """What steady.py reads of a manifest: one case "a", its group "a" of three strategies."""
     cases = [{"name": "a"}]
@@ -122,7 +150,7 @@ class Builds:
         self.tmp = tempfile.mkdtemp(prefix="hb-strategy-code-")
         self.n = 0
 
-    def build(self, case=CASE, bench=BENCH):
+    def build(self, case=CASE, bench=BENCH, strong="int strong_unused;\n"):
         """A build directory of the case's sources (case, bench) and the harness, each compiled
         from its own copy (the paths differ between builds, as between build-rev/ and
         build-ci/)."""
@@ -132,7 +160,8 @@ class Builds:
             path = os.path.join(self.tmp, "src%d" % self.n, src)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as f:
-                f.write({"cases/a/a.c": case, "cases/a/bench.c": bench}.get(src, HARNESS))
+                f.write({"cases/a/a.c": case, "cases/a/bench.c": bench,
+                         "cases/a/strong.c": strong}.get(src, HARNESS))
             os.makedirs(os.path.dirname(os.path.join(out, obj)), exist_ok=True)
             subprocess.run(["cc", "-O2", "-g", "-falign-functions=64", "-c", path, "-o",
                             os.path.join(out, obj)], check=True)
@@ -165,6 +194,22 @@ class StrategyCode(unittest.TestCase):
                                 ("{1, step_a}", "{3, step_a}", "one three")):
             self.assertEqual(self.same(CASE2.replace(old, new), BENCH2, base),
                              every - set(moved.split()), old)
+
+    def test_run_time_tables_exact_biases_and_twice_defined_names(self):
+        base = self.fake.build(CASE3, BENCH)
+        every = {"one", "two", "three"}
+        self.assertEqual(self.same(CASE3, BENCH, base), every)
+        # two reads what one's set-up writes; and so one, through that table, reaches two's
+        # code and lim_b (conservative: a writable object takes in every function using it)
+        self.assertEqual(self.same(CASE3.replace("i * 3", "i * 5"), BENCH, base), {"three"})
+        self.assertEqual(self.same(CASE3.replace("lim_b = 100", "lim_b = 1"), BENCH, base),
+                         {"three"})
+        self.assertEqual(self.same(CASE3.replace("lim_a = 7", "lim_a = 8"), BENCH, base),
+                         {"two", "three"})
+        # helper defined twice (weak and strong): not known, so three is never steady
+        strong = steady.by_strategy(base, self.fake.build(CASE3, BENCH, STRONG),
+                                    FakeManifest(), ["a"])
+        self.assertFalse(strong["a"]["three"])
 
     def test_the_bench_loop_after_a_name_array_moves_every_strategy(self):
         base = self.fake.build(CASE2, BENCH2)

@@ -91,15 +91,15 @@ def by_strategy(base_dir, head_dir, manifest, cases):
     {} when either cannot be read."""
     try:
         builds = [strategy_code.Build(d) for d in (base_dir, head_dir)]
-    except strategy_code.Unknown:
+        out = {}
+        for case in cases:
+            names = strategies_of(manifest, case)
+            (fa, ca), (fb, cb) = [strategy_code.fingerprints(b, case, names) for b in builds]
+            same_rest = ca is not None and ca == cb
+            out[case] = {n: bool(same_rest and fa[n] and fa[n] == fb[n]) for n in names}
+        return out
+    except Exception:  # noqa: BLE001 - an object it cannot read must never stop a compare
         return {}
-    out = {}
-    for case in cases:
-        names = strategies_of(manifest, case)
-        (fa, ca), (fb, cb) = [strategy_code.fingerprints(b, case, names) for b in builds]
-        same_rest = ca is not None and ca == cb
-        out[case] = {n: bool(same_rest and fa[n] and fa[n] == fb[n]) for n in names}
-    return out
 
 
 def steady(base, head, manifest, log):
@@ -120,7 +120,7 @@ def steady(base, head, manifest, log):
         if differ and manifest is not None:
             try:
                 entries = entries_of(strategy_code.Build(dirs[1]), manifest)
-            except strategy_code.Unknown as e:
+            except Exception as e:  # noqa: BLE001 - never stop a compare
                 log("compare: the strategies' table rows cannot be read (%s): an injected "
                     "strategy takes its whole case out of the phases" % e)
         return Steady(manifest, entries=entries)

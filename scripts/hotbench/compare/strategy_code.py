@@ -37,8 +37,8 @@ import subprocess
 from . import objcode
 
 FUNC_RE = re.compile(r"^[0-9a-f]+ <(.+)>:$")
-INSN_RE = re.compile(r"^\s*[0-9a-f]+:\t(.*)$")
-RELOC_IN_RE = re.compile(r"\t[0-9a-f]+: (R_\S+)\t(\S+)$")
+INSN_RE = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
+RELOC_IN_RE = re.compile(r"\t([0-9a-f]+): (R_\S+)\t(\S+)$")
 TARGET_RE = re.compile(r"^(.*?)(?:([+-])0x([0-9a-f]+))?$")
 SYMTAB_RE = re.compile(r"^([0-9a-f]+) (.{7}) (\S+)\t([0-9a-f]+) (.+)$")
 BATCH = 100
@@ -59,13 +59,13 @@ def target(text):
 def normalise(insn, fname):
     """(text, refs) of one instruction line of objdump -d -r -w --no-show-raw-insn inside
     function fname: the line with addresses and PC-relative displacements taken out, and the
-    names it references ("<name+0x..>" operands of other functions; a relocation's type and
-    target, returned as "@reloc:<type>:<target>" for the caller to place)."""
+    names it references ("<name+0x..>" operands of other functions; a relocation's type,
+    target and offset, returned as "@reloc:<type>:<offset>:<target>" for the caller to place)."""
     refs = []
     m = RELOC_IN_RE.search(insn)
     if m:
         insn = insn[:m.start()]
-        refs.append("@reloc:%s:%s" % (m.group(1), m.group(2)))
+        refs.append("@reloc:%s:%s:%s" % (m.group(2), m.group(1), m.group(3)))
     else:
         for name in re.findall(r"<([^>+]+)(?:\+0x[0-9a-f]+)?>", insn):
             if name != fname:
@@ -73,25 +73,45 @@ def normalise(insn, fname):
     text = re.sub(r"\b[0-9a-f]+ <", "<", insn)
     text = re.sub(r"-?0x[0-9a-f]+\(%rip\)", "(%rip)", text)
     if m:
-        text = re.sub(r"<[^>]*>", "", text) + " " + m.group(1) + " " + m.group(2)
+        text = re.sub(r"<[^>]*>", "", text) + " " + m.group(2) + " " + m.group(3)
     return text.strip(), refs
 
 
 def parse_disassembly(lines):
-    """{function: (normalised lines, refs)} of one object's objdump -d -r -w output."""
-    funcs, current = {}, None
+    """{function: (normalised lines, refs)} of one object's objdump -d -r -w output; a
+    relocation's reference "@reloc:<type>:<bias>:<target>", bias the next instruction's
+    address less the relocation's offset (what a PC-relative target is read at past its
+    addend; "-" for the last instruction of a section)."""
+    funcs, current, pending = {}, None, []
     for line in lines:
         m = FUNC_RE.match(line)
         if m:
             current = m.group(1)
             funcs[current] = ([], [])
             continue
+        if line.startswith("Disassembly of section"):
+            pending = settle(pending, None)
         m = INSN_RE.match(line)
         if m and current is not None:
-            text, refs = normalise(m.group(1), current)
+            pending = settle(pending, int(m.group(1), 16))
+            text, refs = normalise(m.group(2), current)
             funcs[current][0].append(text)
-            funcs[current][1].extend(refs)
+            for r in refs:
+                funcs[current][1].append(r)
+                if r.startswith("@reloc:"):
+                    pending.append((funcs[current][1], len(funcs[current][1]) - 1))
+    settle(pending, None)
     return funcs
+
+
+def settle(pending, next_addr):
+    """Writes the bias of each pending relocation reference ([(refs list, index)]) from the next
+    instruction's address (None: unknown); returns []."""
+    for refs, i in pending:
+        typ, off, text = refs[i][len("@reloc:"):].split(":", 2)
+        bias = "-" if next_addr is None else str(next_addr - int(off, 16))
+        refs[i] = "@reloc:%s:%s:%s" % (typ, bias, text)
+    return []
 
 
 def parse_symtab(lines):
@@ -157,12 +177,12 @@ class Build:
             self.relocs[rel] = objcode.parse_relocations(elf[rel], self.sections[rel])
             self.funcs[rel] = parse_disassembly(dis[rel])
             self.syms[rel] = parse_symtab(dis[rel])
-        self.globals = {}
+        self.globals = {}  # name: [objects defining it], "*COM*" (common) ones included
         for rel in rels:
             for name, section, _, _, local, isfunc in self.syms[rel]:
-                if not local and section not in ("*UND*", "*ABS*", "*COM*"):
-                    self.globals.setdefault(name, rel)
-        self._bytes = {}
+                if not local and section not in ("*UND*", "*ABS*"):
+                    self.globals.setdefault(name, []).append(rel)
+        self._bytes, self._users = {}, None
 
     def data(self, rel, section):
         """The bytes of section (a name) of object rel; raises Unknown when it has none."""
@@ -206,75 +226,88 @@ class Build:
                 return name
         return None
 
-    def at(self, rel, section, offset, pcrel):
-        """The key of what lies at offset of section in object rel (a PC-relative reference
-        tried at offset + 4 to + 8, the instruction's bytes after its displacement): a
-        function, a string by content, a data object, else the whole section."""
-        biases = range(4, 9) if pcrel else (0,)
+    def at(self, rel, section, offset):
+        """The key of what lies at offset of section in object rel: a function, a string by
+        content, a data object, else the whole section."""
         if section.startswith(".text"):
-            fn = next((f for f in (self.symbol_at(rel, section, offset + b, True)
-                                   for b in biases) if f), None)
+            fn = self.symbol_at(rel, section, offset, True)
             if fn is None:
                 raise Unknown("%s: no function at %s%+#x" % (rel, section, offset))
             return ("f", rel, fn)
         if section.startswith(".rodata.str"):
-            return ("s", self.string(rel, section, offset + biases[0]))
-        obj = next((o for o in (self.symbol_at(rel, section, offset + b, False)
-                                for b in biases) if o), None)
+            return ("s", self.string(rel, section, offset))
+        obj = self.symbol_at(rel, section, offset, False)
         return ("o", rel, obj) if obj else ("d", rel, section)
 
-    def place(self, rel, name, addend, pcrel):
+    def place(self, rel, name, addend, bias=0):
         """A reference from object rel to (name, addend) as a key: ("f", rel, function),
         ("s", text) a string's content, ("o", rel, object) a data object, ("d", rel, section)
         a data section where no object covers the place, ("x", name) a symbol outside the
-        build (libc, expat). A local label (.LC0) is placed by its section and value.
-        Raises Unknown."""
+        build (libc, expat). A local label (.LC0) is placed by its section and value; bias: what
+        a PC-relative reference is read at past its addend (parse_disassembly), 0 for an
+        absolute one. A name defined more than once in the build (a weak and a strong one, a
+        stale object) or a common symbol: Unknown, as anything it cannot place (a place read
+        past an addend when the bias is None: the last instruction of a section)."""
+        def past(x):
+            if bias is None:
+                raise Unknown("%s: a PC-relative reference to %s at a section's end" % (rel, name))
+            return x + bias
         if any(s["name"] == name for s in self.sections[rel].values()):
-            return self.at(rel, name, addend, pcrel)
+            return self.at(rel, name, past(addend))
         own = [s for s in self.syms[rel] if s[0] == name and s[1] != "*UND*"]
-        if own:
+        if own and own[0][4]:  # local to this object
             _, sec, value, size, _, isfunc = own[0]
             if isfunc:
                 return ("f", rel, name)
-            if size > 0 and not sec.startswith(".rodata.str"):
+            if size > 0 and not sec.startswith((".rodata.str", "*")):
                 return ("o", rel, name)
-            return self.at(rel, sec, value + addend, pcrel)
-        other = self.globals.get(name)
-        if other is None:
+            return self.at(rel, sec, past(value + addend))
+        defs = self.globals.get(name, [])
+        if not defs:
             return ("x", name)
+        if len(defs) > 1:
+            raise Unknown("%s is defined in %d objects (%s)" % (name, len(defs), ", ".join(defs)))
+        other = defs[0]
         sym = next(s for s in self.syms[other] if s[0] == name and not s[4])
+        if sym[1].startswith("*"):
+            raise Unknown("%s: %s is a common symbol" % (other, name))
         return ("f", other, name) if sym[5] else ("o", other, name) if sym[3] > 0 else \
-            ("d", other, sym[1])
+            self.at(other, sym[1], past(sym[2] + addend))
 
     def refs_of(self, rel, fn):
         """The reference keys (place()) of function fn of object rel."""
         out = []
         for r in self.funcs[rel].get(fn, ([], []))[1]:
             if r.startswith("@reloc:"):
-                typ, text = r[len("@reloc:"):].split(":", 1)
+                typ, bias, text = r[len("@reloc:"):].split(":", 2)
                 name, addend = target(text)
-                out.append(self.place(rel, name, addend, any(
-                    t in typ for t in ("PC", "PLT", "GOTPC"))))  # else absolute (-fno-pie)
+                pcrel = any(t in typ for t in ("PC", "PLT", "GOTPC"))  # else absolute
+                out.append(self.place(rel, name, addend, 0 if not pcrel else
+                                      None if bias == "-" else int(bias)))
             else:
-                out.append(self.place(rel, r, 0, False))
+                out.append(self.place(rel, r, 0))
         return out
 
     def data_relocs(self, rel, section, lo=0, hi=None):
         """[(offset - lo, type, key)] of the relocations of a data section of object rel in
         [lo, hi), their targets placed (absolute: not PC-relative)."""
-        idx = next(i for i, s in self.sections[rel].items() if s["name"] == section)
+        idx = next((i for i, s in self.sections[rel].items() if s["name"] == section), None)
+        if idx is None:
+            raise Unknown("%s: no section %s" % (rel, section))
         out = []
         for off, typ, text in self.relocs[rel].get(idx, ()):
             o = int(off, 16)
             if o >= lo and (hi is None or o < hi):
                 name, addend = readelf_target(text)
-                out.append((o - lo, typ, self.place(rel, name, addend, False)))
+                out.append((o - lo, typ, self.place(rel, name, addend)))
         return sorted(out)
 
     def span(self, key):
         """(section, lo, hi) of a data key: an object's bytes, or a whole section."""
         if key[0] == "o":
-            sym = next(s for s in self.syms[key[1]] if s[0] == key[2] and not s[5])
+            sym = next((s for s in self.syms[key[1]] if s[0] == key[2] and not s[5]), None)
+            if sym is None:
+                raise Unknown("%s: no data object %s" % (key[1], key[2]))
             return sym[1], sym[2], sym[2] + sym[3]
         return key[2], 0, None
 
@@ -341,7 +374,31 @@ class Build:
                 todo.extend(self.canonical(r) for r in self.refs_of(k[1], k[2]))
             elif k[0] in "od":
                 todo.extend(self.canonical(r) for r in self.refs_of_data(k))
+                todo.extend(self.users().get(k, ()))
         return seen
+
+    def users(self):
+        """{writable data key: every function of the build's cases that references it}: what
+        reads a table or a variable another function fills at run time reaches that function
+        too (a strategy reading a table its case's set-up code writes). Read-only data (its
+        bytes say it all) is left out."""
+        if self._users is None:
+            self._users = {}
+            for rel, funcs in self.funcs.items():
+                if self.part.get(rel) == objcode.SHARED:
+                    continue
+                for fn in funcs:
+                    for k in self.refs_of(rel, fn):
+                        k = self.canonical(k)
+                        if k[0] in "od" and self.writable(k):
+                            self._users.setdefault(k, set()).add(("f", rel, fn))
+        return self._users
+
+    def writable(self, key):
+        """Whether a data key lies in a section the program writes (.data, .bss; not
+        .data.rel.ro, which is read-only once relocated)."""
+        section = self.span(key)[0]
+        return section.startswith((".data", ".bss")) and not section.startswith(".data.rel.ro")
 
     def tables(self, part, names):
         """[(rel, object, stride, name offset, [(row start, strategy)])] of the data objects of
