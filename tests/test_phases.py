@@ -88,11 +88,11 @@ class Correction(unittest.TestCase):
     def test_slow_phases_inside_processes_are_removed(self):
         slow = {"a/s1": 1.05}
         widths = {}
-        for steady in (None, lambda f: True):
-            s = compare(11, slow, steady)
+        for reading in (None, lambda f: True):
+            s = compare(11, slow, reading)
             ws = [math.log(interval(s, n)["ci"][1] / interval(s, n)["ci"][0])
                   for n in s.family]
-            widths[steady is None] = float(np.median(ws))
+            widths[reading is None] = float(np.median(ws))
         self.assertLess(widths[False], widths[True] * 0.75, widths)
         self.assertAlmostEqual(pooled_ratio(s, "a/s1"), 1.05, delta=0.03)
 
@@ -147,8 +147,8 @@ class Correction(unittest.TestCase):
         self.assertIsNone(phases.phase(far, res, fam, 0, {"x/a"}))
 
     def test_nothing_is_corrected_without_neighbours_or_steady(self):
-        for steady in (None, lambda f: False):
-            s = compare(14, {}, steady)
+        for reading in (None, lambda f: False):
+            s = compare(14, {}, reading)
             raw = compare(14, {}, None)
             for n in s.family:
                 self.assertEqual(s.values("head", n), raw.values("head", n))
