@@ -23,10 +23,11 @@ from hotbench.compare import accepted, outliers, rankstats, table, toolchain  # 
 from hotbench.compare import copies, random_effects, strategies, witness  # noqa: E402
 from hotbench.compare.arms import Arm  # noqa: E402
 from hotbench.compare.checks import strategy_suspects  # noqa: E402
-from hotbench.compare.confirmation import judge, step_down, test_verdict  # noqa: E402
+from hotbench.compare.confirmation import (holm, judge, record, step_down, test_verdict,  # noqa: E402,E501
+                                           tests as confirmation_tests)
 from hotbench.compare.engine import Options, Result  # noqa: E402
 from hotbench.compare import isolation  # noqa: E402
-from hotbench.compare.trials import Samples, run_process  # noqa: E402
+from hotbench.compare.trials import Samples, precision_weights, run_process  # noqa: E402
 from hotbench.compare.blocks import align, widened  # noqa: E402
 from hotbench.compare import checks  # noqa: E402
 from hotbench.compare.verdicts import (combine, instructions_verdict, repeated,  # noqa: E402
@@ -268,7 +269,73 @@ class Strategies(unittest.TestCase):
             s = self.samples(1.0, 0.06, 10, seed)
             out = judge(self.rows(s), s, s, self.names, Options())
             hits += any(tv["verdict"] == "regressed" for tv in out.values())
-        self.assertLessEqual(hits, 3)  # under ALPHA / 2 = 2.5% for all 4 tests together
+        self.assertLessEqual(hits, 3)  # under ALPHA / 2 = 2.5% for the strategy's one test
+
+    def test_holm_counts_one_test_per_suspect_strategy(self):
+        s = self.samples(1.0, 0.03, 10, 4)
+        family = {n: "g/s" for n in self.names}
+        all_ = confirmation_tests(self.names, {"g/s": self.names}, s)
+        self.assertEqual(len(all_), 4)  # the three sizes' runs are kept beside the pooled test
+        out = holm(all_, family, Options())
+        self.assertAlmostEqual(out[("strategy", "g/s")]["conf"], 0.95)  # one test: m = 1
+        for n in self.names:
+            self.assertIs(out[("size", n)]["counted"], False)
+            self.assertAlmostEqual(out[("size", n)]["conf"], 0.95)
+        # beside 9 single-size strategies: 10 tests, not 13 (sizes) + 1 (the strategy)
+        other = {"o%d/s/n:1" % i: "o%d/s" % i for i in range(9)}
+        more = samples_of({lb: dict({n: s.values(lb, n) for n in self.names},
+                                    **{n: s.values(lb, self.names[0]) for n in other})
+                           for lb in ("base", "head")})
+        rows = dict(self.rows(more), **{n: {"name": n, "family": f, "time": time_verdict(
+            more.values("base", n), more.values("head", n), 0.02)} for n, f in other.items()})
+        rec = record(rows, more, more, sorted(rows))
+        held = [t for t in rec["tests"] if t["counted"]]
+        self.assertEqual(len(held), 10)
+        self.assertEqual({t["kind"] for t in held if t["name"].startswith("g/")}, {"strategy"})
+        out = holm({(t["kind"], t["name"]): (t["base"], t["head"], t["widen"])
+                    for t in rec["tests"]}, dict(family, **other), Options())
+        self.assertAlmostEqual(out[("strategy", "g/s")]["conf"], 1 - 0.05 / 10)
+
+    def test_a_size_alone_does_not_decide_for_its_pooled_strategy(self):
+        # size 1 slowed 8%, size 3 sped up 8%, all with 2% noise: the pooled test is not
+        # rejected, and size 1's own interval, though above 1 + e/2, is not a test
+        rng = np.random.default_rng(7)
+        base = {n: [1e-3 * (1 + 0.02 * rng.standard_normal()) for _ in range(10)]
+                for n in self.names}
+        head = {n: [v * f for v in base[n][::-1]] for n, f in zip(self.names, (1.08, 1.0, 0.92))}
+        s = samples_of({"base": base, "head": head})
+        out = judge(self.rows(s), s, s, self.names, Options())
+        own = test_verdict(s.by_copy("base", self.names[0]), s.by_copy("head", self.names[0]),
+                           0.95, Options())
+        self.assertEqual(own["verdict"], "regressed")
+        self.assertNotEqual(out[self.names[0]]["verdict"], "regressed")
+        self.assertIn("its strategy's 3 suspect sizes pooled at 95.0%",
+                      out[self.names[0]]["text"])
+
+    def test_a_noisy_size_no_longer_hides_its_strategys_steady_ones(self):
+        # sizes 1 and 2 slowed 6% with 2% noise, size 3 unchanged with 30% noise (a size whose
+        # processes page-fault at random): weighted by their precision, the pooled test is
+        # rejected, its interval less than half as wide (in log) as the plain geometric mean's
+        rng = np.random.default_rng(11)
+        sd = dict(zip(self.names, (0.02, 0.02, 0.3)))
+        base = {n: [1e-3 * math.exp(sd[n] * rng.standard_normal()) for _ in range(10)]
+                for n in self.names}
+        head = {n: [1e-3 * f * math.exp(sd[n] * rng.standard_normal()) for _ in range(10)]
+                for n, f in zip(self.names, (1.06, 1.06, 1.0))}
+        s = samples_of({"base": base, "head": head})
+        w = precision_weights({n: [(lb, v) for lb in ("base", "head") for v in s.values(lb, n)]
+                               for n in self.names})
+        self.assertAlmostEqual(sum(w.values()), 1.0)
+        self.assertLess(w[self.names[2]], 0.05)
+        out = judge(self.rows(s), s, s, self.names, Options())
+        self.assertEqual([out[n]["verdict"] for n in self.names[:2]], ["regressed"] * 2)
+        plain = [np.exp(np.mean([np.log(s.values(lb, n)[k] / np.median(
+            s.values("base", n) + s.values("head", n))) for n in self.names]))
+            for lb in ("base", "head") for k in range(10)]
+        tv = test_verdict(copied(plain[:10]), copied(plain[10:]), 0.95, Options())
+        weighted = test_verdict(s.pooled("base", self.names, True),
+                                s.pooled("head", self.names, True), 0.95, Options())
+        self.assertLess(weighted["ci"][1] / weighted["ci"][0], (tv["ci"][1] / tv["ci"][0]) ** 0.5)
 
     def test_a_pooled_suspect_makes_its_slower_sizes_suspects(self):
         s = self.samples(1.08, 0.02, 6, 3)

@@ -153,7 +153,7 @@ def rejudge(docs, opts):
     """{name: row} of every shard's rows, each suspect's time verdict made again from one
     Holm procedure over all the shards' tests (the module's rule); and the merged confirmation
     record."""
-    rows, tests, suspects = {}, {}, []
+    rows, tests, suspects, held = {}, {}, [], set()
     for d, doc in docs:
         for r in doc["rows"]:
             rows[r["name"]] = dict(r, checks=[dict(c) for c in r.get("checks") or []])
@@ -161,8 +161,10 @@ def rejudge(docs, opts):
         for t in c.get("tests", []):
             tests[(t["kind"], t["name"])] = (pairs(t["base"]), pairs(t["head"]),
                                              t.get("widen", 1.0))
+            if t.get("counted", True):
+                held.add((t["kind"], t["name"]))
         suspects += c.get("suspects", [])
-    verdicts = confirmation.step_down(tests, opts)
+    verdicts = confirmation.holm(tests, {s["name"]: s["family"] for s in suspects}, opts, held)
     stub = {s["name"]: dict(name=s["name"], family=s["family"],
                             time=dict(ratio=s["screen_ratio"])) for s in suspects}
     families = checks.by_strategy(stub, list(stub))
@@ -176,7 +178,8 @@ def rejudge(docs, opts):
                                  len(families.get(s["family"], [])), opts)
         again(rows[s["name"]], tv)
     record = dict(alpha=confirmation.ALPHA, tests=[
-        dict(kind=k, name=n, base=[list(x) for x in b], head=[list(x) for x in h], widen=w)
+        dict(kind=k, name=n, base=[list(x) for x in b], head=[list(x) for x in h], widen=w,
+             counted=(k, n) in held)
         for (k, n), (b, h, w) in sorted(tests.items())], suspects=suspects)
     return rows, record
 

@@ -134,9 +134,10 @@ class Samples:
 
     def pooled(self, label, names, with_copy=False):
         """A strategy's sizes pooled: one value per kept process of label that measured every
-        one of names, the geometric mean over names of its CPU time over that name's median
-        among the kept processes of both arms (1.0: a process as fast as the middle one).
-        The ratio of two arms' pooled values is the geometric mean of the sizes' ratios.
+        one of names, the weighted geometric mean over names of its CPU time over that name's
+        median among the kept processes of both arms (1.0: a process as fast as the middle
+        one), each size weighted by the inverse of its variance (precision_weights). The
+        ratio of two arms' pooled values is the weighted geometric mean of the sizes' ratios.
         with_copy: (copy, value) pairs instead (copies.py)."""
         _, _, kept, copies = self._state()
         runs = [(lb, best, c) for (lb, best), c in zip(kept, copies)
@@ -144,7 +145,8 @@ class Samples:
         if not names or not runs:
             return []
         med = {n: statistics.median(best[n][0] for _, best, _ in runs) for n in names}
-        vals = [(c, math.exp(sum(math.log(best[n][0] / med[n]) for n in names) / len(names)))
+        w = precision_weights({n: [(lb, best[n][0]) for lb, best, _ in runs] for n in names})
+        vals = [(c, math.exp(sum(w[n] * math.log(best[n][0] / med[n]) for n in names)))
                 for lb, best, c in runs if lb == label]
         return vals if with_copy else [v for _, v in vals]
 
@@ -158,6 +160,31 @@ class Samples:
         """(copy, CPU seconds) of each kept process of label that measured name."""
         return list(zip(self._by_metric(2).get(label, {}).get(name, []),
                         self.values(label, name)))
+
+
+# The least spread (sd of log time) a size's weight is figured from: a size steadier than 1%
+# weighs no more than one of 1% (its spread from a few processes is itself uncertain).
+WEIGHT_FLOOR_SD = 0.01
+
+
+def precision_weights(values):
+    """{name: weight}, the weights summing to 1, from values {name: [(label, seconds)]}: each
+    size's inverse variance of log time about its own arm's median (a robust sd, 1.4826 times
+    the median absolute deviation, at least WEIGHT_FLOOR_SD), so that a noisy size no longer
+    widens its strategy's pooled interval past its steady sizes' (the inverse-variance weights
+    of a fixed-effect meta-analysis; Cochran 1954). Deviations are taken about each arm's own
+    median, so a change between the arms moves no weight."""
+    inv = {}
+    for n, pairs in values.items():
+        dev = []
+        for lb in {lb for lb, _ in pairs}:
+            logs = [math.log(v) for b, v in pairs if b == lb]
+            m = statistics.median(logs)
+            dev += [abs(x - m) for x in logs]
+        sd = 1.4826 * statistics.median(dev) if dev else 0.0
+        inv[n] = 1.0 / max(sd, WEIGHT_FLOOR_SD) ** 2
+    total = sum(inv.values())
+    return {n: x / total for n, x in inv.items()}
 
 
 def names_filter(names):
