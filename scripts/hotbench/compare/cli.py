@@ -107,7 +107,7 @@ def options(args):
               min_effect=args.min_effect, ir_tolerance=args.ir_tolerance,
               max_iteration_s=args.max_iteration, instructions=not args.no_instructions,
               complexity=not args.no_complexity, seed=args.seed, copies=args.copies,
-              isolate=not args.no_isolate)
+              isolate=not args.no_isolate, second_round_by=args.second_round_by)
     try:
         kw["cpu"] = cpus.parse(args.cpu)
         kw["shard"] = shards.parse(args.shard) if args.shard else None
@@ -115,6 +115,8 @@ def options(args):
         die(str(e))
     if args.budget_s is not None:
         kw["budget_s"] = args.budget_s
+    if kw["second_round_by"] < 0:
+        die("--second-round-by wants seconds, 0 or more (0: no second round)")
     if kw["copies"] < 0:
         die("--copies wants 0 (the binaries themselves) or more")
     for k in ("blocks", "confirm_blocks", "repetitions"):
@@ -187,6 +189,11 @@ def parser():
       "each (default %(default)s)")
     a("--confirm-rounds", type=int, default=o.confirm_blocks, help="ABBA blocks confirming the "
       "suspects (default %(default)s)")
+    a("--second-round-by", type=float, default=o.second_round_by, metavar="S",
+      help="plan a second confirmation round, for the undecided suspect strategies of the "
+      "largest estimates, when the screening ended within S seconds of the start (the "
+      "sequential test keeps the false-alarm level: docs/compare.md; default %(default)g; 0: "
+      "never)")
     a("--min-time", type=float, default=o.min_time, help="--benchmark_min_time of each process "
       "(default %(default)s s)")
     a("--repetitions", type=int, default=o.repetitions, help="repetitions of each benchmark in "

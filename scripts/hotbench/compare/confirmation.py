@@ -23,7 +23,7 @@ for m minus those; it stops when none passes. The chance of any false regression
 confirmed tests stays under ALPHA/2 (one-sided), however many suspects the screening found.
 """
 
-from . import random_effects
+from . import random_effects, sequential
 from .checks import by_strategy
 from .blocks import widened
 from .trials import interleaved, names_filter
@@ -35,11 +35,36 @@ ALPHA = 0.05
 ANCHORS = 6
 
 
-def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, undecided=()):
+class Second:
+    """The second round (sequential.py): samples (trials.Samples of its processes), keys (the
+    tests that went on, in the order chosen) and share (the part of each test's level the
+    first round spent: sequential.FIRST_SHARE, or 1.0 when no second round was planned)."""
+
+    def __init__(self, share, samples=None, keys=()):
+        self.share, self.samples, self.keys = share, samples, list(keys)
+
+    def tests(self, suspects, families):
+        """The chosen tests' second-round data (tests()), and their sizes' for display."""
+        if self.samples is None:
+            return {}
+        chosen = set(self.keys)
+        fams = {k[1] for k in chosen if k[0] == "strategy"}
+        return {k: t for k, t in tests(suspects, families, self.samples).items()
+                if k in chosen or (k[0] == "size" and families_of(families).get(k[1]) in fams)}
+
+
+def families_of(families):
+    """{size: strategy} from {strategy: [sizes]}."""
+    return {n: f for f, names in families.items() for n in names}
+
+
+def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, undecided=(),
+            second=False):
     """Runs the confirmation of the suspects into samples (trials.Samples) and adds every
     timed row's time check. undecided: the sizes of undecided strategies measured beside them
-    (strategies.to_confirm; they decide only their strategy's summary line). Returns record()
-    of the suspects."""
+    (strategies.to_confirm; they decide only their strategy's summary line). second: a second
+    round is planned (sequential.py; second_round). Returns (record() of the suspects, the
+    second round's Samples or None)."""
     suspects = sorted(n for n, r in rows.items() if r.get("suspect"))
     if suspects or undecided:
         anchors = anchor_names(rows, suspects + list(undecided))
@@ -50,8 +75,12 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, u
         interleaved(arms, settings, names_filter(sorted(set(suspects) | set(undecided)) +
                                                  anchors), opts.confirm_blocks,
                     trials_dir, "confirm", samples, rng, log)
-    judged = judge(rows, screen, samples, suspects, opts)
-    rec = record(rows, screen, samples, suspects)  # before the screening's verdicts go
+    extra = Second(sequential.FIRST_SHARE if second and suspects else 1.0)
+    if extra.share < 1.0:
+        second_round(rows, suspects, samples, extra, (arms, settings, trials_dir, rng), opts,
+                     log)
+    judged = judge(rows, screen, samples, suspects, opts, extra)
+    rec = record(rows, screen, samples, suspects, extra)  # before the screening's verdicts go
     for name, row in rows.items():
         tv = judged.get(name, row.get("time"))
         if tv is None:
@@ -59,38 +88,81 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, u
         row["time"] = tv
         row["checks"].append(dict(kind="time", verdict=tv["verdict"], text=tv.get("text") or
                                   describe_time(tv, "interleaved")))
-    return rec
+    return rec, extra.samples
 
 
-def record(rows, screen, samples, suspects):
+def second_round(rows, suspects, samples, extra, run, opts, log):
+    """The second round (sequential.py): the tests the first round left undecided whose
+    estimate is largest (sequential.chosen, their p1 the least) run again, their suspect sizes
+    in opts.confirm_blocks more ABBA blocks of their own beside the anchors, into a new Samples
+    set on extra (a Second). run: (arms, settings, trials_dir, rng)."""
+    families = by_strategy(rows, suspects)
+    all_ = tests(suspects, families, samples)
+    family = {n: rows[n]["family"] for n in suspects}
+    held = counted(all_, family)
+    first = holm(all_, family, opts, share=extra.share)
+    rejected = {k for k in held if first[k]["verdict"] == "regressed"}
+    p1 = {k: (sequential.p_value(all_[k][0], all_[k][1], opts, all_[k][2]),
+              first[k].get("ratio")) for k in held}
+    extra.keys = sequential.chosen(p1, rejected, opts)
+    if not extra.keys:
+        log("compare: no second confirmation round: no undecided suspect strategy's first "
+            "round gives p <= %g with its estimate above 1 + e" % sequential.MAX_P1)
+        return
+    names = sorted(n for kind, name in extra.keys
+                   for n in (families[name] if kind == "strategy" else [name]))
+    anchors = anchor_names(rows, suspects)
+    log("compare: second confirmation round (sequential.py): %d undecided strateg%s, %d "
+        "size(s), in %d more ABBA block(s) with %d anchors: %s" % (
+            len(extra.keys), "y" if len(extra.keys) == 1 else "ies", len(names),
+            opts.confirm_blocks, len(anchors), ", ".join(k[1] for k in extra.keys)))
+    arms, settings, trials_dir, rng = run
+    extra.samples = type(samples)(steady=samples.steady)
+    interleaved(arms, settings, names_filter(names + anchors), opts.confirm_blocks, trials_dir,
+                "confirm2", extra.samples, rng, log)
+
+
+def record(rows, screen, samples, suspects, extra=None):
     """compare.json's "confirmation": what judge() reads (called before the screening's
     verdicts of the suspects are replaced), so that the tests of several shards
     go through one Holm procedure as if one compare had made them (merge.py): {"alpha",
     "tests": [{kind ("size" or "strategy"), name (a benchmark or a strategy), base, head
     (lists of [copy, value]: CPU seconds aligned on their blocks, or a strategy's pooled
     values), widen (the interval's factor: blocks.py), counted (a test of Holm's procedure;
-    false: a size of a pooled strategy, its runs kept for its own interval)}], "suspects": [{name, family,
-    screen_ratio (the screening's estimate), screen: {base, head} (its screening's CPU
-    seconds), screen_widen}]}."""
+    false: a size of a pooled strategy, its runs kept for its own interval), share (the
+    part of its level its first round spent: sequential.py), second (its second round's
+    {base, head, widen}, where it had one)}], "suspects": [{name, family, screen_ratio (the
+    screening's estimate), screen: {base, head} (its screening's CPU seconds),
+    screen_widen}]}."""
+    extra = extra or Second(1.0)
     families = by_strategy(rows, suspects)
     all_ = tests(suspects, families, samples)
+    more = extra.tests(suspects, families)
     held = counted(all_, {n: rows[n]["family"] for n in suspects})
-    tests_ = [dict(kind=kind, name=name, base=[list(x) for x in b], head=[list(x) for x in h],
-                   widen=w, counted=(kind, name) in held)
-              for (kind, name), (b, h, w) in sorted(all_.items())]
-    return dict(alpha=ALPHA, tests=tests_, suspects=[
-        dict(name=n, family=rows[n]["family"], screen_ratio=rows[n]["time"]["ratio"],
-             screen={lb: screen.values(lb, n) for lb in ("base", "head")},
-             screen_widen=screen.widen([n]))
-        for n in suspects])
+
+    def one(kind, name, b, h, w):
+        t = dict(kind=kind, name=name, base=[list(x) for x in b], head=[list(x) for x in h],
+                 widen=w, counted=(kind, name) in held, share=extra.share)
+        if (kind, name) in more:
+            b2, h2, w2 = more[(kind, name)]
+            t["second"] = dict(base=[list(x) for x in b2], head=[list(x) for x in h2], widen=w2)
+        return t
+    return dict(alpha=ALPHA, tests=[one(k, n, *t) for (k, n), t in sorted(all_.items())],
+                suspects=[dict(name=n, family=rows[n]["family"],
+                               screen_ratio=rows[n]["time"]["ratio"],
+                               screen={lb: screen.values(lb, n) for lb in ("base", "head")},
+                               screen_widen=screen.widen([n])) for n in suspects])
 
 
-def judge(rows, screen, samples, suspects, opts):
+def judge(rows, screen, samples, suspects, opts, extra=None):
     """{name: time verdict} of each suspect (a name of rows) from the confirmation's samples
-    (the screening's too where it is not confirmed): the tests of step_down, then decide."""
+    (the screening's too where it is not confirmed) and the second round's (extra, a Second):
+    the tests of step_down, then decide."""
+    extra = extra or Second(1.0)
     families = by_strategy(rows, suspects)
     verdicts = holm(tests(suspects, families, samples),
-                    {n: rows[n]["family"] for n in suspects}, opts)
+                    {n: rows[n]["family"] for n in suspects}, opts,
+                    second=extra.tests(suspects, families), share=extra.share)
     return {n: decide(rows[n], screen, samples, verdicts,
                       len(families.get(rows[n]["family"], [])), opts) for n in suspects}
 
@@ -127,17 +199,29 @@ def counted(tests_, family):
             if kind == "strategy" or family.get(name) not in pooled}
 
 
-def holm(tests_, family, opts, held=None):
+def holm(tests_, family, opts, held=None, second=None, share=1.0):
     """{key: time verdict} of every test of tests_ (tests(); family: {size: strategy}): Holm's
-    step-down over the counted ones (held, else counted()), then each uncounted size's own
-    verdict at its strategy's last level, marked counted=False (shown, never deciding)."""
+    step-down over the counted ones (held, else counted()), each with its second round's data
+    where second ({key: (base, head, widen)}) has it and share (sequential.py; a float, or
+    {key: share}), then each uncounted size's own verdict at its strategy's last level, marked
+    counted=False (shown, never deciding)."""
     held = counted(tests_, family) if held is None else held
-    out = step_down({k: t for k, t in tests_.items() if k in held}, opts)
+    second = second or {}
+    out = step_down({k: t for k, t in tests_.items() if k in held}, opts, second, share)
     for k, t in tests_.items():
         if k not in held:
             level = out.get(("strategy", family.get(k[1])), {}).get("conf", 1.0 - ALPHA)
-            out[k] = dict(test_verdict(t[0], t[1], level, opts, *t[2:]), counted=False)
+            out[k] = dict(shown(t, second.get(k), level, opts), counted=False)
     return out
+
+
+def shown(first, second, level, opts):
+    """The time verdict shown for a test at level: its first round's runs, or both rounds'
+    pooled where it had a second (the interval then only shown: sequential.py decides)."""
+    if second is None:
+        return test_verdict(first[0], first[1], level, opts, *first[2:])
+    return dict(test_verdict(first[0] + second[0], first[1] + second[1], level, opts,
+                             max(first[2], second[2])), rounds=2)
 
 
 def test_verdict(base, head, level, opts, widen=1.0):
@@ -166,18 +250,33 @@ def test_verdict(base, head, level, opts, widen=1.0):
     return tv
 
 
-def step_down(tests, opts):
-    """Holm's step-down over tests ({key: (base, head, widen)}, widen 1.0 when left out):
-    {key: time verdict},
-    "regressed" for the rejected ones (at the level that rejected them, in tv["conf"]); the
-    others' verdicts at the last level tried."""
+def step_down(tests, opts, second=None, share=1.0):
+    """Holm's step-down over tests ({key: (base, head, widen)}, widen 1.0 when left out), each
+    test's p-value its q (sequential.q_value: its first round's p, and its second round's where
+    second, {key: (base, head, widen)}, has it; share a float or {key: share}): {key: time
+    verdict}, "regressed" for the rejected ones (at the level that rejected them, in
+    tv["conf"]); the others' verdicts at the last level tried (a first-round interval that
+    passes where q does not is "inconclusive": the level it was given was share of it)."""
+    second = second or {}
+    part = share if isinstance(share, dict) else {k: share for k in tests}
+    q = {k: sequential.q_value(sequential.p_value(t[0], t[1], opts, *t[2:]),
+                               sequential.p_value(second[k][0], second[k][1], opts,
+                                                  *second[k][2:]) if k in second else None,
+                               part.get(k, 1.0)) for k, t in tests.items()}
     left, out = dict(tests), {}
     while left:
         level = 1.0 - ALPHA / len(left)
-        tvs = {k: test_verdict(t[0], t[1], level, opts, *t[2:]) for k, t in left.items()}
-        hit = [k for k, tv in tvs.items() if tv["verdict"] == "regressed"]
-        for k in hit or tvs:
-            out[k] = tvs[k]
+        hit = [k for k in left if q[k] <= ALPHA / 2 / len(left)]
+        for k in hit or list(left):
+            tv = dict(shown(left[k], second.get(k), level, opts), conf=level, q=q[k])
+            if k in hit:
+                tv["verdict"] = "regressed"
+                tv.pop("why", None)
+            elif tv["verdict"] == "regressed":
+                tv["verdict"] = "inconclusive"
+                tv["why"] = "q %.2g over Holm's %.2g (sequential.py)" % (
+                    q[k], ALPHA / 2 / len(left))
+            out[k] = tv
             del left[k]
         if not hit:
             break
@@ -189,6 +288,11 @@ def copies_text(tv):
     c = tv.get("copies")
     return "; copies: %s [%s, %s]" % (pct(c["ratio"]), pct(c["ci"][0]), pct(c["ci"][1])) \
         if c else ""
+
+
+def rounds_text(tv):
+    """', two rounds: q 0.0012' where a second round decided (sequential.py), else ''."""
+    return ", two rounds: q %.2g" % tv["q"] if tv.get("rounds") == 2 and "q" in tv else ""
 
 
 def strategy_text(fam, strategy_sizes):
@@ -209,7 +313,7 @@ def decide(row, screen, conf, verdicts, strategy_sizes, opts):
     inconclusive."""
     name = row["name"]
     own = verdicts[("size", name)]
-    stage = "confirmed at %.1f%% (Holm)" % (own["conf"] * 100)
+    stage = "confirmed at %.1f%% (Holm%s)" % (own["conf"] * 100, rounds_text(own))
     if own["verdict"] == "regressed" and own.get("counted", True):
         return dict(own, text=describe_time(own, stage) + copies_text(own))
     fam = verdicts.get(("strategy", row["family"]))
@@ -218,8 +322,8 @@ def decide(row, screen, conf, verdicts, strategy_sizes, opts):
         # pooled values are ratios to each size's median, not times)
         return dict(fam, base_s=own.get("base_s"), head_s=own.get("head_s"),
                     text="time (confirmed with its strategy's %d suspect sizes pooled at "
-                    "%.1f%% (Holm)): %s [%s, %s], %d/%d runs; this size: %s" % (
-                        strategy_sizes, fam["conf"] * 100, pct(fam["ratio"]),
+                    "%.1f%% (Holm%s)): %s [%s, %s], %d/%d runs; this size: %s" % (
+                        strategy_sizes, fam["conf"] * 100, rounds_text(fam), pct(fam["ratio"]),
                         pct(fam["ci"][0]), pct(fam["ci"][1]), fam["n_base"], fam["n_head"],
                         describe_time(own, "confirmation")[len("time "):]))
     cb, ch = conf.values("base", name), conf.values("head", name)

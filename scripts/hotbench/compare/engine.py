@@ -35,6 +35,13 @@ from .errors import die
 from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
 
+# A second confirmation round is planned (sequential.py) when the screening ended within this
+# many seconds of the compare's start: idle, the default selection's screening ends at about
+# 4.5 min, and the round's 20 short processes take under a minute; under load (screenings of
+# 6 min and more) the round would push `make bench-ci` past its 10 minutes, so none is planned.
+SECOND_ROUND_BY = 330.0
+
+
 class Options:
     """The compare's settings; every field has a default and a command-line option (cli.py).
     filter/ir_filter: google-benchmark regexes (None: the manifest's gate selection);
@@ -53,7 +60,9 @@ class Options:
     written copies of its binary each arm runs from (copies.py; 0: the binary itself); shard:
     (i, n) to measure only the i-th of n parts of the selection (shards.py), None for all;
     isolate: each strategy of the groups whose manifest entry says gate.isolate runs in a
-    process of its own (isolation.py; False: every benchmark of a process in one)."""
+    process of its own (isolation.py; False: every benchmark of a process in one);
+    second_round_by: a second confirmation round is planned when the screening ended within
+    this many seconds of the compare's start (sequential.py; 0: never)."""
 
     def __init__(self, **kw):
         self.filter = None
@@ -76,6 +85,7 @@ class Options:
         self.copies = copies.COPIES
         self.shard = None
         self.isolate = True
+        self.second_round_by = SECOND_ROUND_BY
         for k, v in kw.items():
             if not hasattr(self, k):
                 raise TypeError("unknown option %r" % k)
@@ -93,7 +103,8 @@ class Options:
                     min_effect=self.min_effect, ir_tolerance=self.ir_tolerance,
                     max_iteration_s=self.max_iteration_s, copies=self.copies,
                     instructions=self.instructions, complexity=self.complexity,
-                    ir_filter=self.ir_filter, alpha=confirmation.ALPHA)
+                    ir_filter=self.ir_filter, alpha=confirmation.ALPHA,
+                    second_round_by=self.second_round_by)
 
 
 class Result:
@@ -306,8 +317,10 @@ def measure(base, head, opts, out_dir, log):
                     "screen", screen, rng, log)
         rows = checks.screen_rows(screen, opts, left_out)
         conf = Samples(steady=steady)
-        holm = confirmation.confirm(rows, screen, (base, head), settings, opts, trials_dir, rng,
-                                    log, conf, strategies.to_confirm(rows, screen, opts))
+        second = opts.second_round_by > 0 and time.monotonic() - t0 <= opts.second_round_by
+        holm, conf2 = confirmation.confirm(rows, screen, (base, head), settings, opts,
+                                           trials_dir, rng, log, conf,
+                                           strategies.to_confirm(rows, screen, opts), second)
         checks.unbudgeted(rows, screen, (base, head), settings, opts, trials_dir, rng, log)
     except RunFailed as e:
         die(str(e))
@@ -319,7 +332,7 @@ def measure(base, head, opts, out_dir, log):
     rows = checks.finish(rows)
     result = Result(base, head, rows, time.monotonic() - t0,
                     dict(settings, filter=bfilter, **opts.recorded()),
-                    screen.processes + conf.processes)
+                    screen.processes + conf.processes + (conf2.processes if conf2 else []))
     result.confirmation, result.shard = holm, shard
     result.toolchain = toolchain.compare(screen.context)
     result.aa = strategies.copy_floor(screen, rows)

@@ -153,7 +153,7 @@ def rejudge(docs, opts):
     """{name: row} of every shard's rows, each suspect's time verdict made again from one
     Holm procedure over all the shards' tests (the module's rule); and the merged confirmation
     record."""
-    rows, tests, suspects, held = {}, {}, [], set()
+    rows, tests, suspects, held, second, share = {}, {}, [], set(), {}, {}
     for d, doc in docs:
         for r in doc["rows"]:
             rows[r["name"]] = dict(r, checks=[dict(c) for c in r.get("checks") or []])
@@ -163,8 +163,14 @@ def rejudge(docs, opts):
                                              t.get("widen", 1.0))
             if t.get("counted", True):
                 held.add((t["kind"], t["name"]))
+            share[(t["kind"], t["name"])] = t.get("share", 1.0)
+            if t.get("second"):
+                second[(t["kind"], t["name"])] = (pairs(t["second"]["base"]),
+                                                  pairs(t["second"]["head"]),
+                                                  t["second"].get("widen", 1.0))
         suspects += c.get("suspects", [])
-    verdicts = confirmation.holm(tests, {s["name"]: s["family"] for s in suspects}, opts, held)
+    verdicts = confirmation.holm(tests, {s["name"]: s["family"] for s in suspects}, opts, held,
+                                 second, share)
     stub = {s["name"]: dict(name=s["name"], family=s["family"],
                             time=dict(ratio=s["screen_ratio"])) for s in suspects}
     families = checks.by_strategy(stub, list(stub))
@@ -179,7 +185,10 @@ def rejudge(docs, opts):
         again(rows[s["name"]], tv)
     record = dict(alpha=confirmation.ALPHA, tests=[
         dict(kind=k, name=n, base=[list(x) for x in b], head=[list(x) for x in h], widen=w,
-             counted=(k, n) in held)
+             counted=(k, n) in held, share=share[(k, n)],
+             **({"second": dict(base=[list(x) for x in second[(k, n)][0]],
+                                head=[list(x) for x in second[(k, n)][1]],
+                                widen=second[(k, n)][2])} if (k, n) in second else {}))
         for (k, n), (b, h, w) in sorted(tests.items())], suspects=suspects)
     return rows, record
 

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""test_sequential.py - the second confirmation round (scripts/hotbench/compare/sequential.py
+and confirmation.py): the p-values read off the confirmation's intervals, Bauer and Koehne's
+two-round test and its level when the round goes only to the strategies whose first round
+looked slow, Holm's procedure over the combined p-values, and compare.json's record of both
+rounds as a merge of shards reads it. Made-up samples; correctness only, never timings."""
+
+import math
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
+
+import numpy as np  # noqa: E402
+
+from hotbench.compare import confirmation, merge, sequential  # noqa: E402
+from hotbench.compare.confirmation import Second, step_down, test_verdict  # noqa: E402
+from hotbench.compare.engine import Options  # noqa: E402
+from hotbench.compare.trials import Samples  # noqa: E402
+
+
+def arm(rng, n, factor, sd):
+    """n (copy, seconds) pairs of log-normal noise sd about factor ms, copies 1-3 in turn."""
+    return [(k % 3 + 1, 1e-3 * factor * math.exp(sd * rng.standard_normal())) for k in range(n)]
+
+
+def samples_of(values, copies=3):
+    """Samples whose process k of each arm measured values[label][name][k]."""
+    s = Samples()
+    for label, by_name in values.items():
+        for k in range(len(next(iter(by_name.values())))):
+            s.runs.append((label, {n: (v[k], v[k]) for n, v in by_name.items()}))
+            s.copy.append(k % copies + 1)
+    return s
+
+
+class PValues(unittest.TestCase):
+    def test_p_is_the_level_at_which_the_interval_clears_the_margin(self):
+        # q <= (1 - conf) / 2 exactly when the one-round rule (test_verdict) says regressed:
+        # the rank interval, widened, above 1 + e/2, the estimate above 1 + e, and the copies'
+        # interval too where they differ
+        rng, opts, checked = np.random.default_rng(1), Options(), 0
+        for _ in range(400):
+            n, m = rng.integers(4, 12, size=2)
+            effect = rng.choice([1.0, 1.03, 1.05, 1.1, 1.2])
+            sd = rng.choice([0.01, 0.03, 0.08])
+            b, h = arm(rng, n, 1.0, sd), arm(rng, m, effect, sd)
+            if rng.random() < 0.3:  # one slow copy of the head
+                h = [(c, v * (1.08 if c == 2 else 1.0)) for c, v in h]
+            widen = rng.choice([1.0, 1.3])
+            p = sequential.p_value(b, h, opts, widen)
+            for conf in (0.95, 0.99, 0.999):
+                tv = test_verdict(b, h, conf, opts, widen)
+                self.assertEqual(tv["verdict"] == "regressed", p <= (1 - conf) / 2 + 1e-12,
+                                 (n, m, effect, sd, widen, conf, p, tv))
+                checked += tv["verdict"] == "regressed"
+        self.assertGreater(checked, 100)  # both sides of the rule were tried
+
+    def test_no_p_below_one_without_an_estimate_above_one_plus_e(self):
+        b = [(1, 1e-3 * (1 + 0.001 * k)) for k in range(10)]
+        h = [(1, v * 1.015) for _, v in b]  # every head run slower, by 1.5% only
+        self.assertEqual(sequential.p_value(b, h, Options()), 1.0)
+        self.assertEqual(sequential.p_value(b[:1], h, Options()), 1.0)
+
+
+class TwoRounds(unittest.TestCase):
+    def test_one_round_q_is_p1(self):
+        self.assertEqual(sequential.q_value(0.001, None, 1.0), 0.001)
+        self.assertEqual(sequential.q_value(0.001, None, 0.5), 0.002)
+        self.assertEqual(sequential.threshold(0.01, 1.0), 0.0)
+
+    def test_q_solves_fishers_bound(self):
+        q = sequential.q_value(0.01, 0.01, 0.5)
+        self.assertLess(q, 0.02)  # the second round helped: p1 alone gives 0.02
+        self.assertAlmostEqual(sequential.threshold(q, 0.5), 1e-4, delta=1e-9)
+        # the second round never makes it worse than the first alone
+        self.assertEqual(sequential.q_value(0.001, 0.9, 0.5), 0.002)
+
+    def test_the_level_holds_when_only_slow_looking_first_rounds_go_on(self):
+        # uniform p-values (no slowdown): the round goes on only where p1 <= MAX_P1, the case
+        # that inflates a naive pooled test; rejections at a stay under a
+        rng = np.random.default_rng(2)
+        p1, p2 = rng.random(200000), rng.random(200000)
+        for a in (0.05, 0.0025):
+            q = [sequential.q_value(x, y if x <= sequential.MAX_P1 else None, 0.5)
+                 for x, y in zip(p1, p2)]
+            rate = np.mean(np.asarray(q) <= a)
+            self.assertLess(rate, a * 1.1)
+            self.assertGreater(rate, a * 0.5)  # and it is not a test that never rejects
+        # the naive rule (both rounds' p-values as if one round, at a) is what this avoids
+        naive = np.mean((p1 <= 0.0025) | ((p1 <= sequential.MAX_P1) & (p2 <= 0.0025 / p1 * 0.05)))
+        self.assertGreater(naive, 0.0025)
+
+    def test_chosen_are_the_undecided_of_least_p1(self):
+        first = {("strategy", "a"): (0.001, 1.08), ("strategy", "b"): (0.03, 1.2),
+                 ("size", "c"): (0.2, 1.1), ("size", "d"): (0.002, 1.01),
+                 ("strategy", "e"): (1e-6, 1.3)}
+        self.assertEqual(sequential.chosen(first, {("strategy", "e")}, Options()),
+                         [("strategy", "a"), ("strategy", "b")])
+        self.assertEqual(sequential.chosen(first, set(), Options(), limit=1),
+                         [("strategy", "e")])
+
+
+class Holm(unittest.TestCase):
+    def setUp(self):
+        self.rng, self.opts = np.random.default_rng(3), Options()
+
+    def unchanged(self, n=10):
+        return (arm(self.rng, n, 1.0, 0.03), arm(self.rng, n, 1.0, 0.03), 1.0)
+
+    def test_a_second_round_confirms_what_the_first_left_undecided(self):
+        tests = {("strategy", "s%d" % k): self.unchanged() for k in range(9)}
+        # a 5% slowdown, 4% noise: a first round of p1 over 0.0025, ten times Holm's first
+        # level at m = 10 (one round cannot reject it), then a second of p2 <= 0.01
+        slow = self.drawn(lambda p: 0.0025 < p < 0.05)
+        again = self.drawn(lambda p: p <= 0.01)
+        tests[("strategy", "slow")] = slow
+        one = step_down(tests, self.opts)
+        two = step_down(tests, self.opts, {("strategy", "slow"): again}, 0.5)
+        self.assertNotEqual(one[("strategy", "slow")]["verdict"], "regressed")
+        self.assertEqual(two[("strategy", "slow")]["verdict"], "regressed")  # ... two do
+        self.assertEqual(two[("strategy", "slow")]["rounds"], 2)
+        self.assertFalse(any(two[k]["verdict"] == "regressed" for k in tests if k[1] != "slow"))
+
+    def drawn(self, keep):
+        """A test of a 5% slowdown with 4% noise, 10 runs a side, whose p-value keep accepts."""
+        for _ in range(500):
+            t = (arm(self.rng, 10, 1.0, 0.04), arm(self.rng, 10, 1.05, 0.04), 1.0)
+            if keep(sequential.p_value(*t[:2], self.opts)):
+                return t
+        self.fail("no such test drawn")
+
+    def test_a_first_round_that_spent_half_its_level_says_so(self):
+        # p1 between a / 2 and a: the one-round rule passes, the planned two-round one not
+        # with no second round to help
+        for _ in range(200):
+            t = (arm(self.rng, 10, 1.0, 0.03), arm(self.rng, 10, 1.06, 0.03), 1.0)
+            p = sequential.p_value(*t[:2], self.opts)
+            if 0.0125 < p <= 0.025:
+                break
+        else:
+            self.fail("no first round of p in (0.0125, 0.025] drawn")
+        self.assertEqual(step_down({"x": t}, self.opts)["x"]["verdict"], "regressed")
+        half = step_down({"x": t}, self.opts, {}, 0.5)["x"]
+        self.assertEqual(half["verdict"], "inconclusive")
+        self.assertIn("sequential.py", half["why"])
+
+    def test_unchanged_compares_rarely_confirm_anything(self):
+        # 300 unchanged compares of 8 suspect strategies, the second round going to those of
+        # least p1 as the compare chooses them: any false regression in at most 2.5% (ALPHA / 2)
+        # of the compares, with room for the simulation's own error
+        false = 0
+        for _ in range(300):
+            tests = {("strategy", "s%d" % k): self.unchanged() for k in range(8)}
+            first = step_down(tests, self.opts, {}, 0.5)
+            p1 = {k: (sequential.p_value(*t[:2], self.opts), first[k]["ratio"])
+                  for k, t in tests.items()}
+            keys = sequential.chosen(p1, {k for k, v in first.items()
+                                          if v["verdict"] == "regressed"}, self.opts)
+            out = step_down(tests, self.opts, {k: self.unchanged() for k in keys}, 0.5)
+            false += any(v["verdict"] == "regressed" for v in out.values())
+        self.assertLessEqual(false, 15)
+
+
+class Record(unittest.TestCase):
+    names = ["g/s/size:%d" % k for k in (1, 2, 3)]
+
+    def samples(self, rng, factor):
+        return samples_of({lb: {n: [1e-3 * (k + 1) * f * math.exp(0.04 * rng.standard_normal())
+                                    for _ in range(10)] for k, n in enumerate(self.names)}
+                           for lb, f in (("base", 1.0), ("head", factor))})
+
+    def test_a_merge_reads_both_rounds_as_the_compare_did(self):
+        rng = np.random.default_rng(4)
+        first, again = self.samples(rng, 1.05), self.samples(rng, 1.05)
+        rows = {n: dict(name=n, family="g/s", suspect=True, checks=[],
+                        time=dict(ratio=1.05, verdict="inconclusive"))
+                for n in self.names}
+        extra = Second(0.5, again, [("strategy", "g/s")])
+        judged = confirmation.judge(rows, first, first, self.names, Options(), extra)
+        rec = confirmation.record(rows, first, first, self.names, extra)
+        self.assertEqual([t["kind"] for t in rec["tests"] if t.get("second")],
+                         ["size"] * 3 + ["strategy"])
+        self.assertTrue(all(t["share"] == 0.5 for t in rec["tests"]))
+        doc = dict(rows=[dict(r, verdict=judged[n]["verdict"],
+                              checks=[dict(kind="time", verdict=judged[n]["verdict"],
+                                           text=judged[n]["text"])])
+                         for n, r in rows.items()], confirmation=rec)
+        merged, _ = merge.rejudge([("shard", doc)], Options())
+        for n in self.names:
+            self.assertEqual(merged[n]["verdict"], judged[n]["verdict"])
+        self.assertTrue(any(judged[n]["verdict"] == "regressed" for n in self.names))
+        self.assertIn("two rounds: q", next(judged[n]["text"] for n in self.names
+                                            if judged[n]["verdict"] == "regressed"))
+
+
+if __name__ == "__main__":
+    unittest.main()
