@@ -36,10 +36,12 @@ from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
 
 # A second confirmation round is planned (sequential.py) when the screening ended within this
-# many seconds of the compare's start: idle, the default selection's screening ends at about
-# 4.5 min, and the round's 20 short processes take under a minute; under load (screenings of
-# 6 min and more) the round would push `make bench-ci` past its 10 minutes, so none is planned.
-SECOND_ROUND_BY = 330.0
+# many seconds of the compare's start: idle, the default selection's probe and screening take
+# 4.2-4.7 min (results/gate-power/default-idle-759cdca-runs: screening 228-253 s), and the
+# round's 20 short processes about a minute; beside two busy processes they took 5.1-5.6 min
+# (default-loaded-5e42a22-runs: 282-315 s, compares of 7.8-9.6 min with the head's build),
+# where the round would push `make bench-ci` past its 10 minutes, so none is planned.
+SECOND_ROUND_BY = 300.0
 
 
 class Options:
@@ -244,6 +246,18 @@ def phase_record(screen, conf):
     return dict(screening=one(screen), confirmation=one(conf) if conf.runs else None)
 
 
+def second_round_planned(elapsed, opts, log):
+    """Whether a second confirmation round is planned (sequential.py): the screening ended
+    (elapsed seconds after the start) within opts.second_round_by; logged either way."""
+    if opts.second_round_by <= 0:
+        return False
+    planned = elapsed <= opts.second_round_by
+    log("compare: the screening ended %s after the start: %s (--second-round-by %g s)" % (
+        duration.span(elapsed), "a second confirmation round is planned" if planned else
+        "no second confirmation round, the first deciding at its full level", opts.second_round_by))
+    return planned
+
+
 def interleaved_one(arm, settings, bfilter, trials_dir, samples):
     """One process of arm into samples (the probe); raises RunFailed."""
     os.makedirs(trials_dir, exist_ok=True)
@@ -317,7 +331,7 @@ def measure(base, head, opts, out_dir, log):
                     "screen", screen, rng, log)
         rows = checks.screen_rows(screen, opts, left_out)
         conf = Samples(steady=steady)
-        second = opts.second_round_by > 0 and time.monotonic() - t0 <= opts.second_round_by
+        second = second_round_planned(time.monotonic() - t0, opts, log)
         holm, conf2 = confirmation.confirm(rows, screen, (base, head), settings, opts,
                                            trials_dir, rng, log, conf,
                                            strategies.to_confirm(rows, screen, opts), second)
