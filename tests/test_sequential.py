@@ -88,7 +88,9 @@ class TwoRounds(unittest.TestCase):
                  for x, y in zip(p1, p2)]
             rate = np.mean(np.asarray(q) <= a)
             self.assertLess(rate, a * 1.1)
-            self.assertGreater(rate, a * 0.5)  # and it is not a test that never rejects
+            # the bound for stopping (no p1 over MAX_P1 goes on) is counted in c(a), so the
+            # level is spent: without it, 66-78% of a (a review's figure)
+            self.assertGreater(rate, a * 0.9)
         # the naive rule (both rounds' p-values as if one round, at a) is what this avoids
         naive = np.mean((p1 <= 0.0025) | ((p1 <= sequential.MAX_P1) & (p2 <= 0.0025 / p1 * 0.05)))
         self.assertGreater(naive, 0.0025)
@@ -101,6 +103,35 @@ class TwoRounds(unittest.TestCase):
                          [("strategy", "a"), ("strategy", "b")])
         self.assertEqual(sequential.chosen(first, set(), Options(), limit=1),
                          [("strategy", "e")])
+
+
+    def test_no_second_round_path_above_the_bound_for_stopping(self):
+        self.assertEqual(sequential.q_value(0.06, 1e-9, 0.5), 0.12)
+        self.assertLess(sequential.q_value(0.04, 1e-9, 0.5), 0.08)
+
+    def test_an_infinite_estimate_is_not_widened(self):
+        b = [1e-3 * (1 + 0.01 * k) for k in range(8)]
+        h = [math.inf] * 8
+        self.assertLess(sequential.rank_p(b, h, 0.01, 1.5), 0.001)
+
+
+class Copies(unittest.TestCase):
+    def test_the_second_round_runs_from_copies_written_afresh(self):
+        import tempfile
+        from hotbench.compare import copies
+        from hotbench.compare.arms import Arm
+        with tempfile.TemporaryDirectory() as d:
+            binary = os.path.join(d, "hotbench")
+            with open(binary, "wb") as f:
+                f.write(b"\x7fELF" + b"x" * 100)
+            a = Arm("base", binary)
+            first = copies.write(a, 3, d)
+            again = copies.write(a, 3, d, first=4)
+            self.assertEqual([os.path.basename(os.path.dirname(p)) for p in again],
+                             ["base-4", "base-5", "base-6"])
+            self.assertFalse(set(first) & set(again))
+            self.assertEqual(sorted(copies.take(a)[0] for _ in range(3)), [4, 5, 6])
+            self.assertEqual(os.stat(first[0]).st_ino != os.stat(again[0]).st_ino, True)
 
 
 class Holm(unittest.TestCase):
@@ -147,6 +178,21 @@ class Holm(unittest.TestCase):
         self.assertEqual(half["verdict"], "inconclusive")
         self.assertIn("sequential.py", half["why"])
 
+    def test_a_second_round_that_showed_nothing_is_no_regression(self):
+        # at Holm's later step p1 <= f a holds, but the test went on and its second round ran
+        # 3% faster: both rounds together put the estimate under 1 + e
+        slow = self.drawn(lambda p: 0.0025 < p <= 0.0125)
+        strong = (arm(self.rng, 10, 1.0, 0.01), arm(self.rng, 10, 1.3, 0.01), 1.0)
+        faster = (arm(self.rng, 10, 1.0, 0.01), arm(self.rng, 10, 0.97, 0.01), 1.0)
+        tests = {"slow": slow, "strong": strong}
+        out = step_down(tests, self.opts, {"slow": faster}, 0.5)
+        self.assertEqual(out["strong"]["verdict"], "regressed")
+        self.assertLessEqual(sequential.q_value(sequential.p_value(*slow[:2], self.opts),
+                                                1.0, 0.5), 0.025)  # p1 alone would reject
+        self.assertNotEqual(out["slow"]["verdict"], "regressed")
+        alone = step_down(tests, self.opts, {}, 0.5)
+        self.assertEqual(alone["slow"]["verdict"], "regressed")
+
     def test_unchanged_compares_rarely_confirm_anything(self):
         # 300 unchanged compares of 8 suspect strategies, the second round going to those of
         # least p1 as the compare chooses them: any false regression in at most 2.5% (ALPHA / 2)
@@ -162,6 +208,26 @@ class Holm(unittest.TestCase):
             out = step_down(tests, self.opts, {k: self.unchanged() for k in keys}, 0.5)
             false += any(v["verdict"] == "regressed" for v in out.values())
         self.assertLessEqual(false, 15)
+
+
+class MissingSize(unittest.TestCase):
+    def test_a_size_missing_from_an_arm_does_not_empty_its_strategy(self):
+        # three sizes 10% slower; the head measured the third in no process: the strategy's
+        # test pools the two it measured (a review found the whole strategy left untested)
+        names = ["g/s/size:%d" % k for k in (1, 2, 3)]
+        rng = np.random.default_rng(5)
+        vals = {lb: {n: [1e-3 * f * math.exp(0.02 * rng.standard_normal()) for _ in range(10)]
+                     for n in names} for lb, f in (("base", 1.0), ("head", 1.1))}
+        s = Samples()
+        for lb in ("base", "head"):
+            for k in range(10):
+                s.runs.append((lb, {n: (v[k], v[k]) for n, v in vals[lb].items()
+                                    if not (lb == "head" and n == names[2])}))
+                s.copy.append(k % 3 + 1)
+        rows = {n: dict(name=n, family="g/s", time=dict(ratio=1.1)) for n in names}
+        out = confirmation.judge(rows, s, s, names, Options())
+        self.assertEqual([out[n]["verdict"] for n in names[:2]], ["regressed"] * 2)
+        self.assertIn("2 suspect sizes pooled", out[names[0]]["text"])
 
 
 class Record(unittest.TestCase):

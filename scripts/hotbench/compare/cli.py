@@ -190,8 +190,9 @@ def parser():
     a("--confirm-rounds", type=int, default=o.confirm_blocks, help="ABBA blocks confirming the "
       "suspects (default %(default)s)")
     a("--second-round-by", type=float, default=o.second_round_by, metavar="S",
-      help="plan a second confirmation round, for the undecided suspect strategies of the "
-      "largest estimates, when the screening ended within S seconds of the start (the "
+      help="plan a second confirmation round, for the undecided suspect strategies whose "
+      "first round came closest (least p), when the screening ended within S seconds of the "
+      "start (the "
       "sequential test keeps the false-alarm level: docs/compare.md; default %(default)g; 0: "
       "never)")
     a("--min-time", type=float, default=o.min_time, help="--benchmark_min_time of each process "

@@ -23,9 +23,12 @@ for m minus those; it stops when none passes. The chance of any false regression
 confirmed tests stays under ALPHA/2 (one-sided), however many suspects the screening found.
 """
 
-from . import random_effects, sequential
+import os
+
+from . import copies, random_effects, sequential
 from .checks import by_strategy
 from .blocks import widened
+from .rankstats import shift
 from .trials import interleaved, names_filter
 from .verdicts import describe_time, pct, time_verdict
 
@@ -43,13 +46,14 @@ class Second:
     def __init__(self, share, samples=None, keys=()):
         self.share, self.samples, self.keys = share, samples, list(keys)
 
-    def tests(self, suspects, families):
-        """The chosen tests' second-round data (tests()), and their sizes' for display."""
+    def tests(self, suspects, families, screen):
+        """The chosen tests' second-round data (tests(), weighted by screen), and their sizes'
+        for display."""
         if self.samples is None:
             return {}
         chosen = set(self.keys)
         fams = {k[1] for k in chosen if k[0] == "strategy"}
-        return {k: t for k, t in tests(suspects, families, self.samples).items()
+        return {k: t for k, t in tests(suspects, families, self.samples, screen).items()
                 if k in chosen or (k[0] == "size" and families_of(families).get(k[1]) in fams)}
 
 
@@ -75,10 +79,10 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, u
         interleaved(arms, settings, names_filter(sorted(set(suspects) | set(undecided)) +
                                                  anchors), opts.confirm_blocks,
                     trials_dir, "confirm", samples, rng, log)
-    extra = Second(sequential.FIRST_SHARE if second and suspects else 1.0)
+    extra = Second(sequential.FIRST_SHARE if second and suspects and opts.copies > 0 else 1.0)
     if extra.share < 1.0:
-        second_round(rows, suspects, samples, extra, (arms, settings, trials_dir, rng), opts,
-                     log)
+        second_round(rows, suspects, screen, samples, extra, (arms, settings, trials_dir, rng),
+                     opts, log)
     judged = judge(rows, screen, samples, suspects, opts, extra)
     rec = record(rows, screen, samples, suspects, extra)  # before the screening's verdicts go
     for name, row in rows.items():
@@ -91,13 +95,15 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, u
     return rec, extra.samples
 
 
-def second_round(rows, suspects, samples, extra, run, opts, log):
-    """The second round (sequential.py): the tests the first round left undecided whose
-    estimate is largest (sequential.chosen, their p1 the least) run again, their suspect sizes
-    in opts.confirm_blocks more ABBA blocks of their own beside the anchors, into a new Samples
-    set on extra (a Second). run: (arms, settings, trials_dir, rng)."""
-    families = by_strategy(rows, suspects)
-    all_ = tests(suspects, families, samples)
+def second_round(rows, suspects, screen, samples, extra, run, opts, log):
+    """The second round (sequential.py): the tests the first round left undecided of the least
+    p1 (sequential.chosen) run again, their suspect sizes in opts.confirm_blocks more ABBA
+    blocks of their own beside the anchors, from opts.copies copies of each binary written
+    afresh (a slow copy of the first round would slow the second too: its p2 would not be
+    independent of p1), into a new Samples set on extra (a Second). run: (arms, settings,
+    trials_dir, rng). Planned only with copies (opts.copies > 0: confirm)."""
+    families = strategies_of(rows, suspects, samples)
+    all_ = tests(suspects, families, samples, screen)
     family = {n: rows[n]["family"] for n in suspects}
     held = counted(all_, family)
     first = holm(all_, family, opts, share=extra.share)
@@ -117,6 +123,8 @@ def second_round(rows, suspects, samples, extra, run, opts, log):
             len(extra.keys), "y" if len(extra.keys) == 1 else "ies", len(names),
             opts.confirm_blocks, len(anchors), ", ".join(k[1] for k in extra.keys)))
     arms, settings, trials_dir, rng = run
+    for arm in arms:
+        copies.write(arm, opts.copies, os.path.dirname(trials_dir), first=opts.copies + 1)
     extra.samples = type(samples)(steady=samples.steady)
     interleaved(arms, settings, names_filter(names + anchors), opts.confirm_blocks, trials_dir,
                 "confirm2", extra.samples, rng, log)
@@ -135,9 +143,9 @@ def record(rows, screen, samples, suspects, extra=None):
     screening's estimate), screen: {base, head} (its screening's CPU seconds),
     screen_widen}]}."""
     extra = extra or Second(1.0)
-    families = by_strategy(rows, suspects)
-    all_ = tests(suspects, families, samples)
-    more = extra.tests(suspects, families)
+    families = strategies_of(rows, suspects, samples)
+    all_ = tests(suspects, families, samples, screen)
+    more = extra.tests(suspects, families, screen)
     held = counted(all_, {n: rows[n]["family"] for n in suspects})
 
     def one(kind, name, b, h, w):
@@ -159,10 +167,10 @@ def judge(rows, screen, samples, suspects, opts, extra=None):
     (the screening's too where it is not confirmed) and the second round's (extra, a Second):
     the tests of step_down, then decide."""
     extra = extra or Second(1.0)
-    families = by_strategy(rows, suspects)
-    verdicts = holm(tests(suspects, families, samples),
+    families = strategies_of(rows, suspects, samples)
+    verdicts = holm(tests(suspects, families, samples, screen),
                     {n: rows[n]["family"] for n in suspects}, opts,
-                    second=extra.tests(suspects, families), share=extra.share)
+                    second=extra.tests(suspects, families, screen), share=extra.share)
     return {n: decide(rows[n], screen, samples, verdicts,
                       len(families.get(rows[n]["family"], [])), opts) for n in suspects}
 
@@ -176,18 +184,29 @@ def anchor_names(rows, suspects, count=ANCHORS):
     return [n for _, n in sorted(rest)[:count]]
 
 
-def tests(suspects, families, samples):
+def tests(suspects, families, samples, screen=None):
     """The confirmation's tests: {("size", name): (base, head, widen)} per suspect and
     {("strategy", family): (base, head, widen)} per family of families, from samples; base
     and head lists of (copy, seconds or pooled value), widen the interval's factor
-    (Samples.widen)."""
+    (Samples.widen). A strategy's sizes are weighted by screen's processes (Samples.weights:
+    independent of samples'), equally without it."""
     out = {("size", n): (samples.by_copy("base", n), samples.by_copy("head", n),
                          samples.widen([n])) for n in suspects}
     for fam, names in families.items():
-        out[("strategy", fam)] = (samples.pooled("base", names, with_copy=True),
-                                  samples.pooled("head", names, with_copy=True),
+        w = screen.weights(names) if screen is not None else None
+        out[("strategy", fam)] = (samples.pooled("base", names, True, w),
+                                  samples.pooled("head", names, True, w),
                                   samples.widen(names))
     return out
+
+
+def strategies_of(rows, suspects, samples):
+    """by_strategy of the suspects samples measured at least twice in each arm: a size missing
+    from an arm's processes (skipped, failed) would empty its strategy's pooled values (only
+    processes that measured every size count) and with them the strategy's one test."""
+    ok = [n for n in suspects
+          if len(samples.values("base", n)) >= 2 and len(samples.values("head", n)) >= 2]
+    return by_strategy(rows, ok)
 
 
 def counted(tests_, family):
@@ -266,7 +285,8 @@ def step_down(tests, opts, second=None, share=1.0):
     left, out = dict(tests), {}
     while left:
         level = 1.0 - ALPHA / len(left)
-        hit = [k for k in left if q[k] <= ALPHA / 2 / len(left)]
+        hit = [k for k in left if q[k] <= ALPHA / 2 / len(left) and both_above(
+            left[k], second.get(k), opts)]
         for k in hit or list(left):
             tv = dict(shown(left[k], second.get(k), level, opts), conf=level, q=q[k])
             if k in hit:
@@ -281,6 +301,16 @@ def step_down(tests, opts, second=None, share=1.0):
         if not hit:
             break
     return out
+
+
+def both_above(first, second, opts):
+    """Whether a test that went on to a second round has its estimate over both rounds' runs
+    above 1 + e (sequential.py); True for one that did not."""
+    if second is None:
+        return True
+    ratio = shift([v for _, v in first[0] + second[0]], [v for _, v in first[1] + second[1]],
+                  0.5)[0]
+    return ratio > 1.0 + opts.min_effect
 
 
 def copies_text(tv):

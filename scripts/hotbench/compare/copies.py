@@ -20,11 +20,13 @@ import shutil
 COPIES = 3
 
 
-def write(arm, count, out_dir):
+def write(arm, count, out_dir, first=1):
     """Writes count separately written copies of arm.binary (read, then written to a new file,
-    fsync'd, mode 0755) under out_dir/bin/<label>-<k>/ and sets arm.copies to their paths and
-    arm.next_copy to a random start; returns the paths. count 0 uses the binary itself (one
-    "copy": the compare before issue 31). Raises OSError when a copy cannot be written."""
+    fsync'd, mode 0755) under out_dir/bin/<label>-<k>/, k from first, and sets arm.copies to
+    their paths, arm.first_copy to first and arm.next_copy to a random start; returns the
+    paths. count 0 uses the binary itself (one "copy": the compare before issue 31). Raises
+    OSError when a copy cannot be written."""
+    arm.first_copy = first
     if count <= 0:
         arm.copies = [arm.binary]
     else:
@@ -32,7 +34,7 @@ def write(arm, count, out_dir):
             data = f.read()
         arm.sha256 = hashlib.sha256(data).hexdigest()
         arm.copies = []
-        for k in range(1, count + 1):
+        for k in range(first, first + count):
             d = os.path.join(out_dir, "bin", "%s-%d" % (arm.label, k))
             os.makedirs(d, exist_ok=True)
             path = os.path.join(d, os.path.basename(arm.binary))
@@ -48,11 +50,12 @@ def write(arm, count, out_dir):
 
 
 def take(arm):
-    """(copy index from 1, path) of the next process of arm: its copies in turn."""
+    """(copy index from arm.first_copy, path) of the next process of arm: its copies in
+    turn."""
     copies = getattr(arm, "copies", None) or [arm.binary]
     k = getattr(arm, "next_copy", 0) % len(copies)
     arm.next_copy = k + 1
-    return k + 1, copies[k]
+    return k + getattr(arm, "first_copy", 1), copies[k]
 
 
 def remove(out_dir):

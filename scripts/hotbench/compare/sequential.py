@@ -8,22 +8,28 @@ unchanged code more often than the level says. So each test has two one-sided p-
 the first round's runs and p2 from the second round's own, fresh processes (independent of p1,
 and uniform under no slowdown whatever chose the strategy). At level a a test rejects when
 
-    p1 <= f a                                   (the first round alone), or
-    it went on and p1 p2 <= c(a) = (1 - f) a / ln(1 / (f a))   (Fisher's product),
+    p1 <= f a                                              (the first round alone), or
+    p1 <= a0, it went on and p1 p2 <= c(a) = (1 - f) a / ln(a0 / (f a))   (Fisher's product),
 
 f = FIRST_SHARE when a second round is planned (before the first round runs: from the time the
-screening took, engine.py), else 1 (the one-round test). With no bound for stopping early the
-chance of a false rejection is f a + c ln(1 / (f a)) = a exactly, and a test that did not go on
-counts p2 = 1, which only rejects less (Bauer and Koehne, "Evaluation of experiments with
-adaptive interim analyses", Biometrics 50, 1994, section 2). A test's p-value q is the least a
-at which it rejects, and Holm's procedure runs over the q (confirmation.step_down).
+screening took, engine.py), else 1 (the one-round test); a0 = MAX_P1, the first round's p
+above which no test goes on (the bound for stopping for futility). The chance of a false
+rejection is then at most f a + c ln(a0 / (f a)) = a, and a test that did not go on counts
+p2 = 1, which only rejects less (Bauer and Koehne, "Evaluation of experiments with adaptive
+interim analyses", Biometrics 50, 1994, section 2). A test's p-value q is the least a at which
+it rejects, and Holm's procedure runs over the q (confirmation.step_down). A test that went on
+also needs both rounds' runs together to put its estimate above 1 + e (which only rejects less):
+a first round of p1 <= f a at a later step of Holm's procedure is no regression when its second
+round showed none. The second round runs from copies of the binaries written afresh (copies.py):
+a slow copy of the first would slow the second too, and p2 would not be independent of p1.
 
 p is the one-sided p-value of "no slowdown of e/2 or more" (e: --min-effect) read off the
 interval the confirmation uses: the exact Mann-Whitney U distribution of the rank interval
 (rankstats.py), widened for the blocks (blocks.py), and where an arm's copies differ the larger
 of that and the random-effects interval's (random_effects.py); 1 when the estimate is not above
-1 + e. So q <= alpha / 2 exactly when that interval at 1 - alpha lies above 1 + e/2 with the
-estimate above 1 + e: the one-round compare's rule.
+1 + e. So with f = 1, q <= alpha / 2 when that interval at 1 - alpha lies above 1 + e/2 with the
+estimate above 1 + e: the one-round compare's rule (but at an exact tie of U's distribution
+with the level, which the interval's sum in floating point may put on either side).
 """
 
 import math
@@ -55,8 +61,9 @@ def rank_p(base, head, margin, widen=1.0):
     bound = math.log1p(margin)
     if est <= bound:
         return 1.0
-    # the widened lower end est - widen (est - d_(k)) lies above bound iff d_(k) > cut
-    cut = est - (est - bound) / widen
+    # the widened lower end est - widen (est - d_(k)) lies above bound iff d_(k) > cut (an
+    # infinite estimate is not widened: blocks.widened)
+    cut = est - (est - bound) / widen if math.isfinite(est) else bound
     below = int(np.searchsorted(d, cut, side="right"))  # how many d <= cut
     counts = rankstats.u_counts(len(b), len(h))
     return float(sum(counts[:below + 1])) / float(sum(counts))
@@ -97,11 +104,11 @@ def p_value(base, head, opts, widen=1.0):
 
 def threshold(a, share):
     """c(a): the bound of p1 p2 for a rejection at level a (one-sided) when the first round
-    spent share of it; 0 when share is 1 (no second round)."""
+    spent share of it and no p1 over MAX_P1 goes on; 0 when share is 1 (no second round)."""
     first = share * a
-    if share >= 1.0 or first <= 0.0 or first >= 1.0:
+    if share >= 1.0 or first <= 0.0 or first >= MAX_P1:
         return 0.0
-    return (1.0 - share) * a / math.log(1.0 / first)
+    return (1.0 - share) * a / math.log(MAX_P1 / first)
 
 
 def q_value(p1, p2, share):
@@ -109,7 +116,7 @@ def q_value(p1, p2, share):
     capped at 1: p1 / share where the first round decides, else the root of
     threshold(a) = p1 p2 (increasing in a; bisection in log a). p2 None: no second round."""
     q = min(1.0, p1 / share)
-    if p2 is None or share >= 1.0:
+    if p2 is None or share >= 1.0 or p1 > MAX_P1:
         return q
     target = p1 * p2
     if target <= 0.0:

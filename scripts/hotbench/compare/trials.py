@@ -132,23 +132,33 @@ class Samples:
         self._state()
         return max([self._widen.get(n, 1.0) for n in names] or [1.0])
 
-    def pooled(self, label, names, with_copy=False):
+    def pooled(self, label, names, with_copy=False, weights=None):
         """A strategy's sizes pooled: one value per kept process of label that measured every
         one of names, the weighted geometric mean over names of its CPU time over that name's
         median among the kept processes of both arms (1.0: a process as fast as the middle
-        one), each size weighted by the inverse of its variance (precision_weights). The
-        ratio of two arms' pooled values is the weighted geometric mean of the sizes' ratios.
-        with_copy: (copy, value) pairs instead (copies.py)."""
+        one). weights: {name: weight} (precision_weights of other, independent processes:
+        weights read off the values they pool make the test too permissive), else equal
+        weights. The ratio of two arms' pooled values is the weighted geometric mean of the
+        sizes' ratios. with_copy: (copy, value) pairs instead (copies.py)."""
         _, _, kept, copies = self._state()
         runs = [(lb, best, c) for (lb, best), c in zip(kept, copies)
                 if all(n in best and best[n][0] > 0 for n in names)]
         if not names or not runs:
             return []
         med = {n: statistics.median(best[n][0] for _, best, _ in runs) for n in names}
-        w = precision_weights({n: [(lb, best[n][0]) for lb, best, _ in runs] for n in names})
+        w = {n: 1.0 / len(names) for n in names}
+        if weights:
+            total = sum(weights.get(n, 0.0) for n in names)
+            w = {n: weights.get(n, 0.0) / total for n in names} if total > 0 else w
         vals = [(c, math.exp(sum(w[n] * math.log(best[n][0] / med[n]) for n in names)))
                 for lb, best, c in runs if lb == label]
         return vals if with_copy else [v for _, v in vals]
+
+    def weights(self, names):
+        """precision_weights of names from these processes (both arms'; a name with fewer than
+        two values weighs as the floor's)."""
+        return precision_weights({n: [(lb, v) for lb in ("base", "head")
+                                      for v in self.values(lb, n)] for n in names})
 
     def _by_metric(self, m):
         return self._state()[1][m]
@@ -173,7 +183,10 @@ def precision_weights(values):
     the median absolute deviation, at least WEIGHT_FLOOR_SD), so that a noisy size no longer
     widens its strategy's pooled interval past its steady sizes' (the inverse-variance weights
     of a fixed-effect meta-analysis; Cochran 1954). Deviations are taken about each arm's own
-    median, so a change between the arms moves no weight."""
+    median, so a change between the arms moves no weight. The confirmation weighs its sizes
+    by the screening's processes (confirmation.tests): weights from the values they pool
+    favour the sizes that scattered least by chance, and made a test of sizes 1% slower
+    reject 1.2 to 1.8 times as often as its level (a review's simulation, 40,000 draws)."""
     inv = {}
     for n, pairs in values.items():
         dev = []
