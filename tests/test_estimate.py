@@ -175,6 +175,18 @@ def test_compare_plan():
     costs = sorted(sum(D.benchmark_seconds(r, 0.01, 2)) for r in many.values())
     likely = D.P0 + costs[10] * (1 + D.UNDECIDED_CAP * 20 / 11) + sum(costs[:D.ANCHORS])
     assert close(q["confirmation"][1], 20 * likely) and q["confirmation"][2] > 20 * likely, q
+    # a second round (sequential.py), when one can be planned: up to MAX_STRATEGIES
+    # strategies' sizes and the anchors, in the range's top only
+    assert q["second"] == 0 and close(q["total"][2] - q["total"][1], q["confirmation"][2] -
+                                      q["confirmation"][1]), q
+
+    class Second(Opts):
+        second_round_by = 300.0
+    sec = D.plan(sorted(many), [], many, Second)
+    second = D.P0 + costs[10] * D.MAX_STRATEGIES * 20 / 11 + sum(costs[:D.ANCHORS])
+    assert close(sec["second"], 20 * second), sec
+    assert close(sec["total"][2], q["total"][2] + sec["second"]) and sec["total"][1] == q["total"][1]
+    assert "a second round up to" in D.text(sec) and "a second round" not in D.text(q)
     # after the probe: s:1 measured at 2 ms an iteration, the overheads at twice the model's
     measured = {"g/a/s:1/real_time": 0.002}
     q = D.plan(names, ["g/a/s:1/real_time"], rows, Opts, measured)

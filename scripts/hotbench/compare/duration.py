@@ -18,6 +18,9 @@ priced like its neighbours) with bench.py's terms (hotbench/estimate.py), split 
               and UNDECIDED_CAP strategies of the selection's mean number of sizes (each
               benchmark the median one) with the anchors, at most processes of the screening's
               size: the estimate is the likely total, with that range
+  second      confirm_blocks x 4 processes of up to sequential.MAX_STRATEGIES strategies' sizes
+              (the selection's mean number) and the anchors, when --second-round-by is on
+              (engine.py plans the round from the screening's time): in the range's top only
   callgrind   the two arms side by side, each VALGRIND_START_S + C_BENCH per benchmark +
               CALLGRIND_SLOWDOWN x (1 + C_T) x t per benchmark of the instruction selection
 
@@ -36,6 +39,7 @@ own "about" figure and are not in the estimate.
 from .. import estimate as model
 from . import isolation
 from .confirmation import ANCHORS
+from .sequential import MAX_STRATEGIES
 from .strategies import UNDECIDED_CAP
 
 VALGRIND_START_S = 1.0  # valgrind's own start (a guess: the compare of 2026-12-05 took ~1 s)
@@ -105,9 +109,10 @@ def kept(names, rows, max_iteration_s, measured=None):
 
 def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
     """The compare's expected seconds, step by step: {"probe", "screening", "confirmation":
-    [none, likely, all], "callgrind", "total": [none, likely, all] (without a confirmation,
-    with the likely one, with every benchmark confirmed), "benchmarks": count, "probe_parts":
-    (timed, overhead)}. names: the selection's benchmarks (hotbench --benchmark_list_tests);
+    [none, likely, all], "second" (the second round, when one can be planned), "callgrind",
+    "total": [none, likely, all] (without a confirmation, with the likely one, with every
+    benchmark confirmed and a second round), "benchmarks": count, "probe_parts": (timed,
+    overhead)}. names: the selection's benchmarks (hotbench --benchmark_list_tests);
     ir_names: the instruction selection's (empty when the step is off); rows: the recorded run's
     rows (estimate.run_rows); opts: the compare's Options (blocks, confirm_blocks, min_time,
     repetitions, max_iteration_s); measured: {name: iteration seconds} from the probe; pace:
@@ -125,6 +130,11 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
               sum(costs[:ANCHORS])) if costs else 0.0
     confirmation = [0.0, opts.confirm_blocks * 4 * min(likely, one),
                     opts.confirm_blocks * 4 * one]
+    second = 0.0
+    if costs and getattr(opts, "second_round_by", 0) > 0:
+        second = opts.confirm_blocks * 4 * min(
+            P0 * pace + costs[len(costs) // 2] * MAX_STRATEGIES * sizes +
+            sum(costs[:ANCHORS]), one)
     callgrind = 0.0
     if ir_names:
         ts = [(measured or {}).get(n, rows[n]["t"] if n in rows and not rows[n]["skipped"]
@@ -133,7 +143,8 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
     probe = pt + po * pace
     base = probe + screening + callgrind
     return {"probe": probe, "screening": screening, "confirmation": confirmation,
-            "callgrind": callgrind, "total": [base + c for c in confirmation],
+            "second": second, "callgrind": callgrind,
+            "total": [base + c for c in confirmation[:2]] + [base + confirmation[2] + second],
             "benchmarks": len(names), "probe_parts": (pt, po)}
 
 
@@ -166,8 +177,10 @@ def text(p, pace=None):
                "model's)" % (head, pace)
     steps = "probe %s, screening %s, confirmation %s (one suspect, %d undecided strategies " \
             "and %d anchors; it runs only when the screening leaves a suspect or an undecided " \
-            "strategy), callgrind %s" % (
+            "strategy)%s, callgrind %s" % (
                 span(p["probe"]), span(p["screening"]), span(p["confirmation"][1]),
-                UNDECIDED_CAP, ANCHORS, span(p["callgrind"]))
+                UNDECIDED_CAP, ANCHORS, ", a second round up to %s when the screening ends "
+                "early enough" % span(p["second"]) if p.get("second") else "",
+                span(p["callgrind"]))
     return "%s for %d benchmarks (%s; priced from the reference run, the builds aside)" % (
         head, p["benchmarks"], steps)

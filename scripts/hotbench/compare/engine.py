@@ -358,7 +358,8 @@ def measure(base, head, opts, out_dir, log):
             "expected_range_s": [round(plan["total"][0], 1), round(plan["total"][2], 1)],
             "steps_s": {k: ([round(x, 1) for x in v] if isinstance(v, list) else round(v, 1))
                         for k, v in plan.items() if k in ("probe", "screening",
-                                                          "confirmation", "callgrind")},
+                                                          "confirmation", "second",
+                                                          "callgrind")},
             "probe_pace": round(factor, 3) if factor is not None else None,
             "expected_at_pace_s": round(paced["total"][1], 1) if paced else None,
             "expected_at_pace_range_s": [round(paced["total"][0], 1),
