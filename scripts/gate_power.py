@@ -278,6 +278,7 @@ def one_compare(ctx, level, index):
     rec.update(power.classify(res.rows, ctx["families"], level))
     rec["injection"] = power.injection_reach(os.path.join(out, "trials"), ctx["families"],
                                              level) if level > 0 else None
+    rec["confirmation"] = power.confirmation_of(getattr(res, "confirmation", None))
     rec["strategies"] = {}
     for st in getattr(res, "strategies", []):  # one verdict per strategy (strategies.py)
         rec["strategies"][st["verdict"]] = rec["strategies"].get(st["verdict"], 0) + 1

@@ -189,7 +189,23 @@ def test_inject_envs():
           "the head's selection matches the families, the base's none")
 
 
+def test_confirmation_of():
+    rec = dict(tests=[dict(kind="strategy", name="a/x", counted=True, share=0.5,
+                           second=dict(base=[], head=[], widen=1.0)),
+                      dict(kind="size", name="a/x/n:1", counted=False, share=0.5,
+                           second=dict(base=[], head=[], widen=1.0)),
+                      dict(kind="size", name="b/y/n:1", counted=True, share=0.5)])
+    got = power.confirmation_of(rec)
+    check(got == dict(tests=2, second=["a/x"], share=0.5), "confirmation_of: %s" % got)
+    old = dict(tests=[dict(kind="size", name="b/y/n:1", base=[], head=[])])  # before 41b060a
+    check(power.confirmation_of(old) == dict(tests=1, second=[], share=1.0),
+          "confirmation_of, an old record: %s" % power.confirmation_of(old))
+    check(power.confirmation_of(None) is None and power.confirmation_of({}) is None,
+          "confirmation_of: none")
+
+
 test_targets()
+test_confirmation_of()
 test_inject_envs()
 test_injection_reach()
 test_classify()

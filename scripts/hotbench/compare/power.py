@@ -120,6 +120,17 @@ def classify(rows, injected, level):
                 injected_rows=[{k: r.get(k) for k in keep} for r in hit])
 
 
+def confirmation_of(record):
+    """What a compare's confirmation did (compare.json's "confirmation", confirmation.record):
+    {tests: Holm's count, second: the tests that went on to a second round (names), share: the
+    part of the level the first round spent (1.0: no second round planned)}; None without one."""
+    if not record or not record.get("tests"):
+        return None
+    held = [t for t in record["tests"] if t.get("counted", True)]
+    return dict(tests=len(held), second=[t["name"] for t in held if t.get("second")],
+                share=min([t.get("share", 1.0) for t in held] or [1.0]))
+
+
 def summarize(level, records):
     """The table's line for one level. records: the compares' records (each with detected,
     by_time, by_instructions, false_rows, wall_s, injected_rows). Returns a dict of counts,
