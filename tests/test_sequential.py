@@ -108,6 +108,9 @@ class TwoRounds(unittest.TestCase):
     def test_no_second_round_path_above_the_bound_for_stopping(self):
         self.assertEqual(sequential.q_value(0.06, 1e-9, 0.5), 0.12)
         self.assertLess(sequential.q_value(0.04, 1e-9, 0.5), 0.08)
+        # at the bound itself the second round still counts (the exact U distribution gives
+        # p = 0.05 at some sample sizes)
+        self.assertLess(sequential.q_value(0.05, 1e-6, 0.5), 1e-5)
 
     def test_an_infinite_estimate_is_not_widened(self):
         b = [1e-3 * (1 + 0.01 * k) for k in range(8)]
@@ -228,6 +231,52 @@ class MissingSize(unittest.TestCase):
         out = confirmation.judge(rows, s, s, names, Options())
         self.assertEqual([out[n]["verdict"] for n in names[:2]], ["regressed"] * 2)
         self.assertIn("2 suspect sizes pooled", out[names[0]]["text"])
+
+
+    def test_sizes_missing_in_turn_leave_a_strategy_of_the_rest(self):
+        # every head process misses one size in turn: no process measured all three, each
+        # size has 6-7 values; the strategy pools the two that the most processes share (a
+        # second review found its one test emptied)
+        names = ["g/s/size:%d" % k for k in (1, 2, 3)]
+        rng = np.random.default_rng(7)
+        s = Samples()
+        for lb, f in (("base", 1.0), ("head", 1.1)):
+            for k in range(10):
+                d = {n: 1e-3 * f * math.exp(0.02 * rng.standard_normal()) for n in names}
+                if lb == "head":
+                    del d[names[k % 3]]
+                s.runs.append((lb, {n: (v, v) for n, v in d.items()}))
+                s.copy.append(k % 3 + 1)
+        rows = {n: dict(name=n, family="g/s", time=dict(ratio=1.1)) for n in names}
+        families, family = confirmation.strategies_of(rows, names, s)
+        self.assertEqual(len(families["g/s"]), 2)
+        rec = confirmation.record(rows, s, s, names)
+        pooled = next(t for t in rec["tests"] if t["kind"] == "strategy")
+        self.assertGreaterEqual(min(len(pooled["base"]), len(pooled["head"])), 2)
+        out = confirmation.judge(rows, s, s, names, Options())
+        # all three ran slower themselves: each is regressed with its strategy's test
+        self.assertEqual([out[n]["verdict"] for n in names], ["regressed"] * 3)
+        self.assertIn("2 suspect sizes pooled", out[names[0]]["text"])
+
+    def test_a_size_no_test_can_read_is_not_counted(self):
+        # two suspect sizes, the head measured the second once: the first is its strategy's
+        # only test, the second is shown and not counted (Holm's m = 1, the level 95%)
+        names = ["g/s/size:1", "g/s/size:2"]
+        rng = np.random.default_rng(8)
+        s = Samples()
+        for lb, f in (("base", 1.0), ("head", 1.1)):
+            for k in range(10):
+                d = {n: 1e-3 * f * math.exp(0.02 * rng.standard_normal()) for n in names}
+                if lb == "head" and k:
+                    del d[names[1]]
+                s.runs.append((lb, {n: (v, v) for n, v in d.items()}))
+                s.copy.append(k % 3 + 1)
+        rows = {n: dict(name=n, family="g/s", time=dict(ratio=1.1)) for n in names}
+        rec = confirmation.record(rows, s, s, names)
+        self.assertEqual([(t["name"], t["counted"]) for t in rec["tests"]],
+                         [(names[0], True), (names[1], False)])
+        out = confirmation.judge(rows, s, s, names, Options())
+        self.assertIn("95.0%", out[names[0]]["text"])
 
 
 class Record(unittest.TestCase):

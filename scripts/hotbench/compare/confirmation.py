@@ -26,7 +26,6 @@ confirmed tests stays under ALPHA/2 (one-sided), however many suspects the scree
 import os
 
 from . import copies, random_effects, sequential
-from .checks import by_strategy
 from .blocks import widened
 from .rankstats import shift
 from .trials import interleaved, names_filter
@@ -36,6 +35,7 @@ ALPHA = 0.05
 
 # Benchmarks run beside the suspects in the confirmation (anchor_names).
 ANCHORS = 6
+ARMS = ("base", "head")
 
 
 class Second:
@@ -53,7 +53,8 @@ class Second:
             return {}
         chosen = set(self.keys)
         fams = {k[1] for k in chosen if k[0] == "strategy"}
-        return {k: t for k, t in tests(suspects, families, self.samples, screen).items()
+        own = {f: usable(names, self.samples) or names for f, names in families.items()}
+        return {k: t for k, t in tests(suspects, own, self.samples, screen).items()
                 if k in chosen or (k[0] == "size" and families_of(families).get(k[1]) in fams)}
 
 
@@ -102,9 +103,8 @@ def second_round(rows, suspects, screen, samples, extra, run, opts, log):
     afresh (a slow copy of the first round would slow the second too: its p2 would not be
     independent of p1), into a new Samples set on extra (a Second). run: (arms, settings,
     trials_dir, rng). Planned only with copies (opts.copies > 0: confirm)."""
-    families = strategies_of(rows, suspects, samples)
+    families, family = strategies_of(rows, suspects, samples)
     all_ = tests(suspects, families, samples, screen)
-    family = {n: rows[n]["family"] for n in suspects}
     held = counted(all_, family)
     first = holm(all_, family, opts, share=extra.share)
     rejected = {k for k in held if first[k]["verdict"] == "regressed"}
@@ -123,8 +123,17 @@ def second_round(rows, suspects, screen, samples, extra, run, opts, log):
             len(extra.keys), "y" if len(extra.keys) == 1 else "ies", len(names),
             opts.confirm_blocks, len(anchors), ", ".join(k[1] for k in extra.keys)))
     arms, settings, trials_dir, rng = run
-    for arm in arms:
-        copies.write(arm, opts.copies, os.path.dirname(trials_dir), first=opts.copies + 1)
+    try:
+        for arm in arms:
+            sha = arm.sha256
+            copies.write(arm, opts.copies, os.path.dirname(trials_dir), first=opts.copies + 1)
+            if sha and arm.sha256 != sha:
+                raise OSError("%s changed since the compare began" % arm.binary)
+    except OSError as e:
+        log("compare: no second confirmation round: its copies could not be written (%s); "
+            "the first round decides at its share of the level" % e)
+        extra.keys = []
+        return
     extra.samples = type(samples)(steady=samples.steady)
     interleaved(arms, settings, names_filter(names + anchors), opts.confirm_blocks, trials_dir,
                 "confirm2", extra.samples, rng, log)
@@ -143,10 +152,10 @@ def record(rows, screen, samples, suspects, extra=None):
     screening's estimate), screen: {base, head} (its screening's CPU seconds),
     screen_widen}]}."""
     extra = extra or Second(1.0)
-    families = strategies_of(rows, suspects, samples)
+    families, family = strategies_of(rows, suspects, samples)
     all_ = tests(suspects, families, samples, screen)
     more = extra.tests(suspects, families, screen)
-    held = counted(all_, {n: rows[n]["family"] for n in suspects})
+    held = counted(all_, family)
 
     def one(kind, name, b, h, w):
         t = dict(kind=kind, name=name, base=[list(x) for x in b], head=[list(x) for x in h],
@@ -167,9 +176,8 @@ def judge(rows, screen, samples, suspects, opts, extra=None):
     (the screening's too where it is not confirmed) and the second round's (extra, a Second):
     the tests of step_down, then decide."""
     extra = extra or Second(1.0)
-    families = strategies_of(rows, suspects, samples)
-    verdicts = holm(tests(suspects, families, samples, screen),
-                    {n: rows[n]["family"] for n in suspects}, opts,
+    families, family = strategies_of(rows, suspects, samples)
+    verdicts = holm(tests(suspects, families, samples, screen), family, opts,
                     second=extra.tests(suspects, families, screen), share=extra.share)
     return {n: decide(rows[n], screen, samples, verdicts,
                       len(families.get(rows[n]["family"], [])), opts) for n in suspects}
@@ -201,21 +209,41 @@ def tests(suspects, families, samples, screen=None):
 
 
 def strategies_of(rows, suspects, samples):
-    """by_strategy of the suspects samples measured at least twice in each arm: a size missing
-    from an arm's processes (skipped, failed) would empty its strategy's pooled values (only
-    processes that measured every size count) and with them the strategy's one test."""
-    ok = [n for n in suspects
-          if len(samples.values("base", n)) >= 2 and len(samples.values("head", n)) >= 2]
-    return by_strategy(rows, ok)
+    """(families, family): by_strategy of the suspects each strategy can pool (usable), and
+    {size: strategy} of every usable suspect (a strategy's lone suspect size with 2 values a
+    side or more; the sizes a pooled strategy keeps). A size missing from an arm's processes
+    (skipped over the budget in some, failed) would empty its strategy's pooled values (only
+    processes that measured every size count) and with them the strategy's one test; a size
+    no test can read is never counted."""
+    groups, families, family = {}, {}, {}
+    for n in sorted(suspects):
+        groups.setdefault(rows[n]["family"], []).append(n)
+    for fam, names in groups.items():
+        keep = usable(names, samples)
+        if len(keep) >= 2:
+            families[fam] = keep
+        family.update({n: fam for n in keep})
+    return families, family
+
+
+def usable(names, samples):
+    """The names of one strategy that samples can pool: those with 2 values a side or more,
+    then, while fewer than 2 processes of an arm measured all of them, less the one measured
+    least (Samples.pooled counts only the processes that measured every name)."""
+    keep = [n for n in names if min(len(samples.values(lb, n)) for lb in ARMS) >= 2]
+    while len(keep) >= 2 and min(len(samples.pooled(lb, keep)) for lb in ARMS) < 2:
+        keep.remove(min(keep, key=lambda n: (sum(len(samples.values(lb, n)) for lb in ARMS),
+                                             n)))
+    return keep
 
 
 def counted(tests_, family):
     """The keys of tests_ (tests()) that Holm's procedure counts: every strategy's, and each
-    size's whose strategy has no test of its own (its only suspect size). family: {size name:
-    its strategy}."""
+    size's of family ({usable size: its strategy}: strategies_of) whose strategy has no test
+    of its own (its only usable suspect size)."""
     pooled = {name for kind, name in tests_ if kind == "strategy"}
     return {(kind, name) for kind, name in tests_
-            if kind == "strategy" or family.get(name) not in pooled}
+            if kind == "strategy" or (name in family and family[name] not in pooled)}
 
 
 def holm(tests_, family, opts, held=None, second=None, share=1.0):

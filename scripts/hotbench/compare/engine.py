@@ -249,8 +249,8 @@ def phase_record(screen, conf):
 def second_round_planned(elapsed, opts, log):
     """Whether a second confirmation round is planned (sequential.py): the screening ended
     (elapsed seconds after the start) within opts.second_round_by; logged either way."""
-    if opts.second_round_by <= 0:
-        return False
+    if opts.second_round_by <= 0 or opts.copies <= 0:
+        return False  # with no copies the second round's p2 could share the first's file
     planned = elapsed <= opts.second_round_by
     log("compare: the screening ended %s after the start: %s (--second-round-by %g s)" % (
         duration.span(elapsed), "a second confirmation round is planned" if planned else

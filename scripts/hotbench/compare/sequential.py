@@ -121,9 +121,10 @@ def q_value(p1, p2, share):
     target = p1 * p2
     if target <= 0.0:
         return 0.0
-    if threshold(q, share) < target:
+    top = min(q, MAX_P1 / share * (1.0 - 1e-9))  # threshold is 0 from f a = MAX_P1 on
+    if threshold(top, share) < target:
         return q
-    lo, hi = math.log(1e-300), math.log(q)
+    lo, hi = math.log(1e-300), math.log(top)
     for _ in range(100):
         mid = (lo + hi) / 2
         if threshold(math.exp(mid), share) >= target:

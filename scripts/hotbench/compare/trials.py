@@ -158,7 +158,7 @@ class Samples:
         """precision_weights of names from these processes (both arms'; a name with fewer than
         two values weighs as the floor's)."""
         return precision_weights({n: [(lb, v) for lb in ("base", "head")
-                                      for v in self.values(lb, n)] for n in names})
+                                      for v in self.values(lb, n) if v > 0] for n in names})
 
     def _by_metric(self, m):
         return self._state()[1][m]
