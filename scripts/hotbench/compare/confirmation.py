@@ -54,8 +54,9 @@ class Second:
         chosen = set(self.keys)
         fams = {k[1] for k in chosen if k[0] == "strategy"}
         own = {f: usable(names, self.samples) or names for f, names in families.items()}
+        family = families_of(families)
         return {k: t for k, t in tests(suspects, own, self.samples, screen).items()
-                if k in chosen or (k[0] == "size" and families_of(families).get(k[1]) in fams)}
+                if k in chosen or (k[0] == "size" and family.get(k[1]) in fams)}
 
 
 def families_of(families):

@@ -41,6 +41,15 @@ def ci_rank(n, m, conf):
     return k
 
 
+def differences(base, head):
+    """(log base, log head, the n*m pairwise differences log head - log base sorted, NaN where
+    both are infinite: censored) of two samples of positive times."""
+    b = np.log(np.asarray(base, float))
+    h = np.log(np.asarray(head, float))
+    with np.errstate(invalid="ignore"):
+        return b, h, np.sort(np.subtract.outer(h, b).ravel())
+
+
 def shift(base, head, conf=0.95):
     """(ratio, lo, hi, p) for two samples of positive times (sequences of floats, any length
     >= 1): ratio = exp(Hodges-Lehmann estimate of log head - log base), [lo, hi] its
@@ -48,10 +57,7 @@ def shift(base, head, conf=0.95):
     one), p the two-sided Mann-Whitney p-value (1.0 when undefined). Values of inf (a run that
     did not finish within its limit: right-censored, ranked above every finite value) are
     allowed in head and base."""
-    b = np.log(np.asarray(base, float))
-    h = np.log(np.asarray(head, float))
-    with np.errstate(invalid="ignore"):
-        d = np.sort(np.subtract.outer(h, b).ravel())
+    b, h, d = differences(base, head)
     d = d[~np.isnan(d)]  # inf - inf: both censored, no information on the shift's size
     if d.size == 0:
         return float("nan"), 0.0, float("inf"), 1.0

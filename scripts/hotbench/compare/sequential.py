@@ -51,10 +51,7 @@ def rank_p(base, head, margin, widen=1.0):
     head/base (rankstats.shift, widened by widen about its estimate) excludes 1 + margin from
     below: the least alpha at which the two-sided 1 - 2 alpha interval lies above it. base,
     head: positive seconds; 1.0 when the samples are too small or censored values tie."""
-    b = np.log(np.asarray(base, float))
-    h = np.log(np.asarray(head, float))
-    with np.errstate(invalid="ignore"):
-        d = np.sort(np.subtract.outer(h, b).ravel())
+    b, h, d = rankstats.differences(base, head)
     if len(b) < 1 or len(h) < 1 or np.isnan(d).any():
         return 1.0
     est = float(np.median(d))
