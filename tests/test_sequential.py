@@ -199,7 +199,9 @@ class Holm(unittest.TestCase):
     def test_unchanged_compares_rarely_confirm_anything(self):
         # 300 unchanged compares of 8 suspect strategies, the second round going to those of
         # least p1 as the compare chooses them: any false regression in at most 2.5% (ALPHA / 2)
-        # of the compares, with room for the simulation's own error
+        # of the compares. A sanity check of the wiring, far from the level's edge (unchanged
+        # code, not 1% slower): the level itself is test_the_level_holds_when_... above and
+        # results/notes/confirmation-level.md
         false = 0
         for _ in range(300):
             tests = {("strategy", "s%d" % k): self.unchanged() for k in range(8)}
@@ -210,7 +212,7 @@ class Holm(unittest.TestCase):
                                           if v["verdict"] == "regressed"}, self.opts)
             out = step_down(tests, self.opts, {k: self.unchanged() for k in keys}, 0.5)
             false += any(v["verdict"] == "regressed" for v in out.values())
-        self.assertLessEqual(false, 15)
+        self.assertLessEqual(false, 7)  # 2.5% of 300 (the draws are seeded)
 
 
 class MissingSize(unittest.TestCase):
