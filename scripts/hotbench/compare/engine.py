@@ -36,11 +36,12 @@ from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 
 
 # A second confirmation round is planned (sequential.py) when the screening ended within this
-# many seconds of the compare's start: idle, the default selection's probe and screening take
-# 4.2-4.7 min (results/gate-power/default-idle-759cdca-runs: screening 228-253 s), and the
-# round's 20 short processes about a minute; beside two busy processes they took 5.1-5.6 min
-# (default-loaded-5e42a22-runs: 282-315 s, compares of 7.8-9.6 min with the head's build),
-# where the round would push `make bench-ci` past its 10 minutes, so none is planned.
+# many seconds of the compare's start: idle, the default selection's screening ended 3.8-4.3
+# min after the start (the 11 compares of results/gate-power/default-idle-3457ea7-runs, their
+# logs), and the round's 20 processes took 0.5-0.9 s each; beside two busy processes the
+# screening's processes alone took 282-315 s (default-loaded-5e42a22-runs, compares of 7.8-9.6
+# min with the head's build), where a round would push `make bench-ci` toward its 10 minutes,
+# so none is planned.
 SECOND_ROUND_BY = 300.0
 
 
