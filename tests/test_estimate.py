@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(SRC, "scripts"))
 
 from hotbench import estimate as E  # noqa: E402
 from hotbench.compare import duration as D  # noqa: E402
+from hotbench.compare import sequential as S  # noqa: E402
 
 FIX = os.path.join(SRC, "tests", "fixtures", "estimate")
 REF = os.path.join(SRC, "results", "reference")
@@ -184,7 +185,8 @@ def test_compare_plan():
         second_round_by = 300.0
     sec = D.plan(sorted(many), [], many, Second)
     second = D.P0 + costs[10] * D.MAX_STRATEGIES * 20 / 11 + sum(costs[:D.ANCHORS])
-    assert close(sec["second"], 20 * second), sec
+    assert close(sec["second"], 4 * second * S.blocks(4 * second, 5)), sec
+    assert 5 <= S.blocks(4 * second, 5) <= S.MAX_BLOCKS, second
     assert close(sec["total"][2], q["total"][2] + sec["second"]) and sec["total"][1] == q["total"][1]
     assert "a second round up to" in D.text(sec) and "a second round" not in D.text(q)
     # after the probe: s:1 measured at 2 ms an iteration, the overheads at twice the model's

@@ -97,7 +97,7 @@ class TwoRounds(unittest.TestCase):
 
     def test_chosen_are_the_undecided_of_least_p1(self):
         first = {("strategy", "a"): (0.001, 1.08), ("strategy", "b"): (0.03, 1.2),
-                 ("size", "c"): (0.2, 1.1), ("size", "d"): (0.002, 1.01),
+                 ("size", "c"): (sequential.MAX_P1 * 1.01, 1.1), ("size", "d"): (0.002, 1.01),
                  ("strategy", "e"): (1e-6, 1.3)}
         self.assertEqual(sequential.chosen(first, {("strategy", "e")}, Options()),
                          [("strategy", "a"), ("strategy", "b")])
@@ -106,11 +106,12 @@ class TwoRounds(unittest.TestCase):
 
 
     def test_no_second_round_path_above_the_bound_for_stopping(self):
-        self.assertEqual(sequential.q_value(0.06, 1e-9, 0.5), 0.12)
-        self.assertLess(sequential.q_value(0.04, 1e-9, 0.5), 0.08)
+        top = sequential.MAX_P1
+        self.assertEqual(sequential.q_value(top * 1.2, 1e-9, 0.5), min(1.0, top * 2.4))
+        self.assertLess(sequential.q_value(top * 0.8, 1e-9, 0.5), top * 1.6)
         # at the bound itself the second round still counts (the exact U distribution gives
         # p = 0.05 at some sample sizes)
-        self.assertLess(sequential.q_value(0.05, 1e-6, 0.5), 1e-5)
+        self.assertLess(sequential.q_value(top, 1e-6, 0.5), 1e-5)
 
     def test_an_infinite_estimate_is_not_widened(self):
         b = [1e-3 * (1 + 0.01 * k) for k in range(8)]
@@ -135,6 +136,61 @@ class Copies(unittest.TestCase):
             self.assertFalse(set(first) & set(again))
             self.assertEqual(sorted(copies.take(a)[0] for _ in range(3)), [4, 5, 6])
             self.assertEqual(os.stat(first[0]).st_ino != os.stat(again[0]).st_ino, True)
+
+
+class RoundSize(unittest.TestCase):
+    def test_the_round_fills_its_seconds_between_its_bounds(self):
+        self.assertEqual(sequential.blocks(sequential.ROUND_S / 12.5, 5), 12)
+        self.assertEqual(sequential.blocks(sequential.ROUND_S, 5), 5)
+        self.assertEqual(sequential.blocks(1e-3, 5), sequential.MAX_BLOCKS)
+        self.assertEqual(sequential.blocks(1e-3, sequential.MAX_BLOCKS + 3),
+                         sequential.MAX_BLOCKS + 3)  # --confirm-blocks wins
+        self.assertEqual(sequential.blocks(0.0, 5), 5)
+        # no more than the first round took
+        self.assertEqual(sequential.blocks(1.0, 3, 11.5), 11)
+        self.assertEqual(sequential.blocks(1.0, 3, 1.0), 3)
+
+    def test_a_round_run_in_two_calls_numbers_its_processes_and_blocks_on(self):
+        import random
+        import tempfile
+        from hotbench.compare.arms import Arm
+        from hotbench.compare.trials import interleaved
+        from test_compare import FAKE_HOTBENCH
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "hotbench")
+            with open(fake, "w") as f:
+                f.write(FAKE_HOTBENCH)
+            os.chmod(fake, 0o755)
+            arms = (Arm("base", fake), Arm("head", fake))
+            settings = dict(profile="full", budget_s=0.25, min_time=0.01, env={}, isolate=None)
+            s, lines, rng = Samples(), [], random.Random(1)
+            interleaved(arms, settings, "^g/", 1, d, "confirm2", s, rng, lines.append)
+            interleaved(arms, settings, "^g/", 2, d, "confirm2", s, rng, lines.append)
+            self.assertEqual([p["block"] for p in s.processes], [1] * 4 + [2] * 4 + [3] * 4)
+            self.assertEqual(len({p["json"] for p in s.processes}), 12)
+            self.assertEqual(sorted(set(s.block)), [("confirm2", b) for b in (1, 2, 3)])
+            self.assertIn("confirm2 5/12 ", lines[4])
+
+
+class RoundsPooled(unittest.TestCase):
+    def test_rounds_at_different_host_speeds_pool_their_shifts_not_their_levels(self):
+        o, aligned, raw = Options(), [], []
+        for seed in range(6):
+            rng = np.random.default_rng(seed)
+            # a 4% slowdown; the second round's host 2x faster, outliers left out unevenly
+            first = (arm(rng, 4, 1.0, 0.03), arm(rng, 10, 1.04, 0.03), 1.0)
+            second = (arm(rng, 40, 0.5, 0.03), arm(rng, 20, 0.52, 0.03), 1.0)
+            self.assertTrue(confirmation.both_above(first, second, o))
+            tv = confirmation.shown(first, second, 0.95, o)
+            self.assertEqual(tv["rounds"], 2)
+            aligned.append(tv["ratio"])
+            raw.append(confirmation.test_verdict(first[0] + second[0], first[1] + second[1],
+                                                 0.95, o)["ratio"])
+            # a second round that showed no slowdown: the pooled estimate stays under 1 + e
+            flat = (arm(rng, 40, 0.5, 0.03), arm(rng, 40, 0.5, 0.03), 1.0)
+            self.assertFalse(confirmation.both_above(first, flat, o))
+        self.assertAlmostEqual(float(np.mean(aligned)), 1.04, delta=0.01)
+        self.assertGreater(float(np.mean(raw)), 1.05)  # the levels' mix, read as a shift
 
 
 class Holm(unittest.TestCase):

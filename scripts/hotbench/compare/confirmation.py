@@ -23,11 +23,14 @@ for m minus those; it stops when none passes. The chance of any false regression
 confirmed tests stays under ALPHA/2 (one-sided), however many suspects the screening found.
 """
 
+import itertools
+import math
 import os
+import statistics
 
 from . import copies, random_effects, sequential
 from .blocks import widened
-from .rankstats import shift
+from .rankstats import differences
 from .trials import interleaved, names_filter
 from .verdicts import describe_time, pct, time_verdict
 
@@ -99,11 +102,13 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, u
 
 def second_round(rows, suspects, screen, samples, extra, run, opts, log):
     """The second round (sequential.py): the tests the first round left undecided of the least
-    p1 (sequential.chosen) run again, their suspect sizes in opts.confirm_blocks more ABBA
-    blocks of their own beside the anchors, from opts.copies copies of each binary written
-    afresh (a slow copy of the first round would slow the second too: its p2 would not be
-    independent of p1), into a new Samples set on extra (a Second). run: (arms, settings,
-    trials_dir, rng). Planned only with copies (opts.copies > 0: confirm)."""
+    p1 (sequential.chosen) run again, their suspect sizes in ABBA blocks of their own beside
+    the anchors (as many as fit in sequential.ROUND_S and the first round's seconds, timed by
+    its first block: sequential.blocks),
+    from sequential.COPIES copies of each binary (at least opts.copies) written afresh (a slow
+    copy of the first round would slow the second too: its p2 would not be independent of p1),
+    into a new Samples set on extra (a Second). run: (arms, settings, trials_dir, rng).
+    Planned only with copies (opts.copies > 0: confirm)."""
     families, family = strategies_of(rows, suspects, samples)
     all_ = tests(suspects, families, samples, screen)
     held = counted(all_, family)
@@ -119,15 +124,18 @@ def second_round(rows, suspects, screen, samples, extra, run, opts, log):
     names = sorted(n for kind, name in extra.keys
                    for n in (families[name] if kind == "strategy" else [name]))
     anchors = anchor_names(rows, suspects)
+    count = max(opts.copies, sequential.COPIES)
     log("compare: second confirmation round (sequential.py): %d undecided strateg%s, %d "
-        "size(s), in %d more ABBA block(s) with %d anchors: %s" % (
-            len(extra.keys), "y" if len(extra.keys) == 1 else "ies", len(names),
-            opts.confirm_blocks, len(anchors), ", ".join(k[1] for k in extra.keys)))
+        "size(s), with %d anchors, from %d fresh copies of each binary, in as many ABBA blocks "
+        "as fit in %.0f s and the first round's time (%d to %d): %s" % (
+            len(extra.keys), "y" if len(extra.keys) == 1 else "ies", len(names), len(anchors),
+            count, sequential.ROUND_S, opts.confirm_blocks,
+            max(opts.confirm_blocks, sequential.MAX_BLOCKS), ", ".join(k[1] for k in extra.keys)))
     arms, settings, trials_dir, rng = run
     try:
         for arm in arms:
             sha = arm.sha256
-            copies.write(arm, opts.copies, os.path.dirname(trials_dir), first=opts.copies + 1)
+            copies.write(arm, count, os.path.dirname(trials_dir), first=opts.copies + 1)
             if sha and arm.sha256 != sha:
                 raise OSError("%s changed since the compare began" % arm.binary)
     except OSError as e:
@@ -136,8 +144,14 @@ def second_round(rows, suspects, screen, samples, extra, run, opts, log):
         extra.keys = []
         return
     extra.samples = type(samples)(steady=samples.steady)
-    interleaved(arms, settings, names_filter(names + anchors), opts.confirm_blocks, trials_dir,
-                "confirm2", extra.samples, rng, log)
+    bfilter = names_filter(names + anchors)
+    # the block count depends on the first block's seconds, the same function of its base and
+    # its head processes: under no slowdown it tells nothing of which arm is which
+    interleaved(arms, settings, bfilter, 1, trials_dir, "confirm2", extra.samples, rng, log)
+    total = sequential.blocks(sum(p["seconds"] for p in extra.samples.processes),
+                              opts.confirm_blocks, sum(p["seconds"] for p in samples.processes))
+    interleaved(arms, settings, bfilter, total - 1, trials_dir, "confirm2", extra.samples, rng,
+                log)
 
 
 def record(rows, screen, samples, suspects, extra=None):
@@ -268,8 +282,21 @@ def shown(first, second, level, opts):
     pooled where it had a second (the interval then only shown: sequential.py decides)."""
     if second is None:
         return test_verdict(first[0], first[1], level, opts, *first[2:])
-    return dict(test_verdict(first[0] + second[0], first[1] + second[1], level, opts,
-                             max(first[2], second[2])), rounds=2)
+    base, head = rounds_pooled(first, second)
+    return dict(test_verdict(base, head, level, opts, max(first[2], second[2])), rounds=2)
+
+
+def rounds_pooled(first, second):
+    """(base, head) lists of (copy, value) of both rounds' runs, each round's values divided by
+    the median of its base's: the rounds' processes measure different sets of benchmarks, and
+    the host's speed drifts between them (a round ran 2x faster than the other on one 40-
+    benchmark compare), which pooled raw would read as the arms' scatter, not their shift."""
+    out = ([], [])
+    for rnd in (first, second):
+        scale = statistics.median(v for _, v in rnd[0]) if rnd[0] else 1.0
+        for arm, values in zip(out, rnd[:2]):
+            arm.extend((c, v / scale) for c, v in values)
+    return out
 
 
 def test_verdict(base, head, level, opts, widen=1.0):
@@ -337,9 +364,11 @@ def both_above(first, second, opts):
     above 1 + e (sequential.py); True for one that did not."""
     if second is None:
         return True
-    ratio = shift([v for _, v in first[0] + second[0]], [v for _, v in first[1] + second[1]],
-                  0.5)[0]
-    return ratio > 1.0 + opts.min_effect
+    # Hodges-Lehmann over the pairs within each round (stratified: a pair across rounds
+    # measures the host's drift between them too), each round weighing its pairs' count
+    d = [differences([v for _, v in r[0]], [v for _, v in r[1]])[2] for r in (first, second)]
+    d = [x for x in itertools.chain(*d) if not math.isnan(x)]
+    return bool(d) and math.exp(statistics.median(d)) > 1.0 + opts.min_effect
 
 
 def copies_text(tv):

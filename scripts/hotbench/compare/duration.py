@@ -18,9 +18,10 @@ priced like its neighbours) with bench.py's terms (hotbench/estimate.py), split 
               and UNDECIDED_CAP strategies of the selection's mean number of sizes (each
               benchmark the median one) with the anchors, at most processes of the screening's
               size: the estimate is the likely total, with that range
-  second      confirm_blocks x 4 processes of up to sequential.MAX_STRATEGIES strategies' sizes
-              (the selection's mean number) and the anchors, when --second-round-by is on
-              (engine.py plans the round from the screening's time): in the range's top only
+  second      sequential.blocks (as many as fit in sequential.ROUND_S) x 4 processes of up to
+              sequential.MAX_STRATEGIES strategies' sizes (the selection's mean number) and the
+              anchors, when --second-round-by is on (engine.py plans the round from the
+              screening's time): in the range's top only
   callgrind   the two arms side by side, each VALGRIND_START_S + C_BENCH per benchmark +
               CALLGRIND_SLOWDOWN x (1 + C_T) x t per benchmark of the instruction selection
 
@@ -39,6 +40,7 @@ own "about" figure and are not in the estimate.
 from .. import estimate as model
 from . import isolation
 from .confirmation import ANCHORS
+from . import sequential
 from .sequential import MAX_STRATEGIES
 from .strategies import UNDECIDED_CAP
 
@@ -132,9 +134,9 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
                     opts.confirm_blocks * 4 * one]
     second = 0.0
     if costs and getattr(opts, "second_round_by", 0) > 0:
-        second = opts.confirm_blocks * 4 * min(
-            P0 * pace + costs[len(costs) // 2] * MAX_STRATEGIES * sizes +
-            sum(costs[:ANCHORS]), one)
+        proc = min(P0 * pace + costs[len(costs) // 2] * MAX_STRATEGIES * sizes +
+                   sum(costs[:ANCHORS]), one)
+        second = sequential.blocks(4 * proc, opts.confirm_blocks) * 4 * proc
     callgrind = 0.0
     if ir_names:
         ts = [(measured or {}).get(n, rows[n]["t"] if n in rows and not rows[n]["skipped"]

@@ -265,11 +265,13 @@ class RunFailed(Exception):
 
 def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log, timeout=None):
     """Runs blocks ABBA blocks of arms (base, head) over bfilter into out_dir/<tag>-<n>-<label>
-    .json, adding to samples. A process over timeout seconds is recorded as timed out (its
+    .json, adding to samples (numbered after the processes and blocks of tag that an earlier
+    call added to samples). A process over timeout seconds is recorded as timed out (its
     benchmarks get no value). Raises RunFailed when a process fails."""
     os.makedirs(out_dir, exist_ok=True)
     base, head = arms
     n = len(samples.processes)
+    before = len({p["block"] for p in samples.processes if p["tag"] == tag})  # earlier calls'
     total = blocks * 4
     for b in range(blocks):
         order = [base, head, head, base] if rng.random() < 0.5 else [head, base, base, head]
@@ -280,23 +282,23 @@ def interleaved(arms, settings, bfilter, blocks, out_dir, tag, samples, rng, log
             copy, binary = copies.take(arm)
             run, rc, secs, timed_out = run_process(arm, settings, bfilter, path, timeout, cpu,
                                                    binary)
-            samples.processes.append(dict(label=arm.label, block=b + 1, tag=tag, rc=rc,
+            samples.processes.append(dict(label=arm.label, block=before + b + 1, tag=tag, rc=rc,
                                           copy=copy, seconds=round(secs, 3), json=path,
                                           timed_out=timed_out, cpu=cpu,
                                           probe_ms={c: round(v, 3) for c, v in probe.items()}))
             if timed_out:
-                log("compare: %s %d/%d %s: over %.1f s, stopped" % (tag, k, total, arm.label,
-                                                                   timeout))
+                log("compare: %s %d/%d %s: over %.1f s, stopped" % (tag, n + k, n + total,
+                                                                   arm.label, timeout))
                 continue
             if run is None:
                 raise RunFailed("%s's hotbench failed (exit %s); its output: %s" % (
                     arm.label, rc, path[:-len(".json")] + ".log"))
-            samples.add(arm.label, run, copy, (tag, n + b + 1))
+            samples.add(arm.label, run, copy, (tag, before + b + 1))
             samples.processes[-1]["run"] = len(samples.runs) - 1
             done = [p["seconds"] for p in samples.processes[n:]]
             eta = sum(done) / len(done) * (total - k)
             log("compare: %s %d/%d %s %.1f s%s (%s left)" % (
-                tag, k, total, arm.label, secs, "" if cpu is None else " on cpu%d" % cpu,
+                tag, n + k, n + total, arm.label, secs, "" if cpu is None else " on cpu%d" % cpu,
                 "%.0f s" % eta if eta < 120 else "%.1f min" % (eta / 60)))
     note_outliers(samples, tag, log)
 
