@@ -289,8 +289,9 @@ def shown(first, second, level, opts):
 def rounds_pooled(first, second):
     """(base, head) lists of (copy, value) of both rounds' runs, each round's values divided by
     the median of its base's: the rounds' processes measure different sets of benchmarks, and
-    the host's speed drifts between them (a round ran 2x faster than the other on one 40-
-    benchmark compare), which pooled raw would read as the arms' scatter, not their shift."""
+    the host's speed drifts between them (in a compare of the 40 rfc3339 benchmarks one
+    strategy's sizes ran 1.3-2x faster in the second round), which pooled raw would read as
+    the arms' scatter, not their shift."""
     out = ([], [])
     for rnd in (first, second):
         scale = statistics.median(v for _, v in rnd[0]) if rnd[0] else 1.0

@@ -38,10 +38,10 @@ from .trials import RunFailed, Samples, interleaved, names_filter, run_process
 # A second confirmation round is planned (sequential.py) when the screening ended within this
 # many seconds of the compare's start: idle, the default selection's screening ended 3.8-4.3
 # min after the start (the 11 compares of results/gate-power/default-idle-3457ea7-runs, their
-# logs), and the round's 20 processes took 0.5-0.9 s each; beside two busy processes the
-# screening's processes alone took 282-315 s (default-loaded-5e42a22-runs, compares of 7.8-9.6
-# min with the head's build), where a round would push `make bench-ci` toward its 10 minutes,
-# so none is planned.
+# logs), the compares 5.5-6.2 min in all, and a round takes up to a minute more
+# (sequential.ROUND_S); beside two busy processes the screening's processes alone took 282-315
+# s (default-loaded-5e42a22-runs, compares of 7.8-9.6 min with the head's build), where a round
+# would push `make bench-ci` toward its 10 minutes, so none is planned.
 SECOND_ROUND_BY = 300.0
 
 
