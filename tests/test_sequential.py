@@ -109,8 +109,8 @@ class TwoRounds(unittest.TestCase):
         top = sequential.MAX_P1
         self.assertEqual(sequential.q_value(top * 1.2, 1e-9, 0.5), min(1.0, top * 2.4))
         self.assertLess(sequential.q_value(top * 0.8, 1e-9, 0.5), top * 1.6)
-        # at the bound itself the second round still counts (the exact U distribution gives
-        # p = 0.05 at some sample sizes)
+        # at the bound itself the second round still counts (the exact U distribution can
+        # give p exactly at it)
         self.assertLess(sequential.q_value(top, 1e-6, 0.5), 1e-5)
 
     def test_an_infinite_estimate_is_not_widened(self):
@@ -144,7 +144,7 @@ class RoundSize(unittest.TestCase):
         self.assertEqual(sequential.blocks(sequential.ROUND_S, 5), 5)
         self.assertEqual(sequential.blocks(1e-3, 5), sequential.MAX_BLOCKS)
         self.assertEqual(sequential.blocks(1e-3, sequential.MAX_BLOCKS + 3),
-                         sequential.MAX_BLOCKS + 3)  # --confirm-blocks wins
+                         sequential.MAX_BLOCKS + 3)  # --confirm-rounds wins
         self.assertEqual(sequential.blocks(0.0, 5), 5)
         # no more than the first round took
         self.assertEqual(sequential.blocks(1.0, 3, 11.5), 11)
@@ -191,6 +191,25 @@ class RoundsPooled(unittest.TestCase):
             self.assertFalse(confirmation.both_above(first, flat, o))
         self.assertAlmostEqual(float(np.mean(aligned)), 1.04, delta=0.01)
         self.assertGreater(float(np.mean(raw)), 1.05)  # the levels' mix, read as a shift
+
+    def test_the_pooled_values_stay_in_the_first_rounds_seconds(self):
+        rng = np.random.default_rng(7)
+        first = (arm(rng, 10, 3.0, 0.01), arm(rng, 10, 3.12, 0.01), 1.0)  # 3 ms
+        second = (arm(rng, 40, 1.5, 0.01), arm(rng, 40, 1.56, 0.01), 1.0)
+        tv = confirmation.shown(first, second, 0.95, Options())
+        self.assertAlmostEqual(tv["base_s"], 3e-3, delta=1e-4)  # seconds, not a ratio
+        self.assertAlmostEqual(tv["head_s"], 3.12e-3, delta=1e-4)
+
+    def test_a_round_an_arm_lacks_is_left_out_of_the_pooled_values(self):
+        rng = np.random.default_rng(8)
+        first = (arm(rng, 10, 1.0, 0.01), arm(rng, 10, 1.05, 0.01), 1.0)
+        for second in (([], arm(rng, 10, 0.5, 0.01), 1.0),
+                       (arm(rng, 10, 0.5, 0.01), [], 1.0),
+                       ([(1, 0.0)] * 10, arm(rng, 10, 0.5, 0.01), 1.0)):
+            base, head = confirmation.rounds_pooled(first, second)
+            self.assertEqual((base, head), (first[0], first[1]))
+            tv = confirmation.shown(first, second, 0.95, Options())
+            self.assertAlmostEqual(tv["ratio"], 1.05, delta=0.02)
 
 
 class Holm(unittest.TestCase):
@@ -335,6 +354,54 @@ class MissingSize(unittest.TestCase):
                          [(names[0], True), (names[1], False)])
         out = confirmation.judge(rows, s, s, names, Options())
         self.assertIn("95.0%", out[names[0]]["text"])
+
+
+class SecondRound(unittest.TestCase):
+    """confirmation.second_round: the blocks its first block's seconds fit in, the copies."""
+
+    def run_round(self, process_s, first_s, opts):
+        import types
+        names = ["g/s/size:%d" % k for k in (1, 2, 3)]
+        rows = {n: dict(name=n, family="g/s", suspect=True, checks=[],
+                        time=dict(ratio=1.05, verdict="inconclusive")) for n in names}
+        for seed in range(50):  # a first round that leaves g/s undecided with p1 <= MAX_P1
+            rng = np.random.default_rng(seed)
+            s = Record.samples(Record, rng, 1.04)
+            extra = Second(0.5)
+            calls, written = [], []
+
+            def fake_interleaved(arms, settings, bfilter, blocks, trials_dir, tag, samples,
+                                 rng, log):
+                calls.append(blocks)
+                samples.processes += [dict(seconds=process_s, tag=tag)] * (4 * blocks)
+
+            def fake_write(arm, count, out_dir, first=1):
+                written.append((arm.label, count, first))
+            s.processes = [dict(seconds=first_s / 20.0, tag="confirm")] * 20
+            arms = tuple(types.SimpleNamespace(label=lb, sha256=None) for lb in ("base", "head"))
+            saved = confirmation.interleaved, confirmation.copies.write
+            confirmation.interleaved, confirmation.copies.write = fake_interleaved, fake_write
+            try:
+                confirmation.second_round(rows, names, s, s, extra, (arms, {}, "/nonexistent/t",
+                                                                     None), opts, lambda m: None)
+            finally:
+                confirmation.interleaved, confirmation.copies.write = saved
+            if extra.keys:
+                return calls, written, extra
+        self.fail("no first round that goes on drawn")
+
+    def test_the_round_runs_its_first_block_then_what_the_seconds_allow(self):
+        o = Options()
+        calls, written, extra = self.run_round(0.5, 24.5, o)  # 2 s blocks, a 24.5 s first round
+        self.assertEqual(calls, [1, 11])
+        self.assertEqual(written, [("base", sequential.COPIES, o.copies + 1),
+                                   ("head", sequential.COPIES, o.copies + 1)])
+        calls, _, _ = self.run_round(0.05, 1000.0, o)  # the round's own cap
+        self.assertEqual(calls, [1, sequential.MAX_BLOCKS - 1])
+        o.confirm_blocks, o.copies = 1, 12
+        calls, written, _ = self.run_round(100.0, 1000.0, o)  # one block is all it gets
+        self.assertEqual(calls, [1, 0])
+        self.assertEqual(written[0][1:], (12, 13))
 
 
 class Record(unittest.TestCase):

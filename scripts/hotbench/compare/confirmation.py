@@ -148,8 +148,10 @@ def second_round(rows, suspects, screen, samples, extra, run, opts, log):
     # the block count depends on the first block's seconds, the same function of its base and
     # its head processes: under no slowdown it tells nothing of which arm is which
     interleaved(arms, settings, bfilter, 1, trials_dir, "confirm2", extra.samples, rng, log)
-    total = sequential.blocks(sum(p["seconds"] for p in extra.samples.processes),
-                              opts.confirm_blocks, sum(p["seconds"] for p in samples.processes))
+    pilot = sum(p["seconds"] for p in extra.samples.processes)
+    total = sequential.blocks(pilot, opts.confirm_blocks,
+                              sum(p["seconds"] for p in samples.processes))
+    log("compare: confirm2: its first block took %.1f s: %d block(s) in all" % (pilot, total))
     interleaved(arms, settings, bfilter, total - 1, trials_dir, "confirm2", extra.samples, rng,
                 log)
 
@@ -287,17 +289,22 @@ def shown(first, second, level, opts):
 
 
 def rounds_pooled(first, second):
-    """(base, head) lists of (copy, value) of both rounds' runs, each round's values divided by
-    the median of its base's: the rounds' processes measure different sets of benchmarks, and
-    the host's speed drifts between them (in a compare of the 40 rfc3339 benchmarks one
-    strategy's sizes ran 1.3-2x faster in the second round), which pooled raw would read as
-    the arms' scatter, not their shift."""
-    out = ([], [])
-    for rnd in (first, second):
-        scale = statistics.median(v for _, v in rnd[0]) if rnd[0] else 1.0
-        for arm, values in zip(out, rnd[:2]):
-            arm.extend((c, v / scale) for c, v in values)
-    return out
+    """(base, head) lists of (copy, value) of both rounds' runs, the second round's values
+    scaled by the ratio of the first round's base median to its own (so they stay in the first
+    round's seconds): the rounds' processes measure different sets of benchmarks, and the
+    host's speed drifts between them (in a compare of the 40 rfc3339 benchmarks one strategy's
+    sizes ran 1.3-2x faster in the second round), which pooled raw would read as the arms'
+    scatter, not their shift. The second round is left out where an arm of either round has no
+    value or a median that is not a positive finite number."""
+    def median(values):
+        m = statistics.median(v for _, v in values) if values else float("nan")
+        return m if math.isfinite(m) and m > 0 else None
+    base, head = list(first[0]), list(first[1])
+    ref, own = median(first[0]), median(second[0])
+    if ref is not None and own is not None and median(first[1]) and median(second[1]):
+        base += [(c, v * ref / own) for c, v in second[0]]
+        head += [(c, v * ref / own) for c, v in second[1]]
+    return base, head
 
 
 def test_verdict(base, head, level, opts, widen=1.0):

@@ -43,13 +43,15 @@ FIRST_SHARE = 0.5
 # The second round takes at most this many strategies, those of the least p1 ...
 MAX_STRATEGIES = 4
 # ... and only those whose p1 could still lead to a rejection with a second round's p2: for a
-# 4% slowdown where processes scatter by 3% (log-normal), rank_p against 1 + e/2 has a median
-# of 3e-5 with 40 processes a side (MAX_BLOCKS), 0.03 with 10 (5 blocks; 200 made-up draws
-# each), so a p1 up to 0.2 can still be confirmed (c(a) is a quarter less than with 0.05).
+# 4% slowdown where processes scatter by 3% (log-normal, over 8 copies, the blocks' widening of
+# sqrt(4/3)), p_value has a median of 5e-4 (90th percentile 0.01) with 40 processes a side
+# (MAX_BLOCKS), 0.04 (0.27) with 10 (5 blocks; 200 made-up draws each), so a p1 up to 0.2 can
+# still be confirmed. The price: c(a) at Holm's levels 0.025/m is 0.50 (m = 1) to 0.71 (m = 8)
+# of what it is with a bound of 0.05; a p1 of 0.02 at m = 4 then needs p2 <= 0.04, not 0.06.
 MAX_P1 = 0.2
 # The round's ABBA blocks: as many as fit in ROUND_S seconds and in the first round's own
 # seconds (Pinpoint's doubling: a small selection's round stays small), timed by its first
-# block, at least --confirm-blocks and at most MAX_BLOCKS: idle, a compare of the default
+# block, at least --confirm-rounds and at most MAX_BLOCKS: idle, a compare of the default
 # selection ended 5.5-6.2 min after its start with a round of 5 blocks taking 16 s
 # (results/gate-power/default-idle-3457ea7-runs), under the 10 minutes `make bench-ci` may
 # take with its builds.
@@ -147,7 +149,7 @@ def q_value(p1, p2, share):
 
 def blocks(block_s, least, first_s=ROUND_S):
     """The second round's ABBA blocks when its first block took block_s seconds: as many as
-    fit in ROUND_S and in first_s (the first round's seconds), at least least (--confirm-blocks,
+    fit in ROUND_S and in first_s (the first round's seconds), at least least (--confirm-rounds,
     which wins over MAX_BLOCKS)."""
     fit = int(min(ROUND_S, first_s) // block_s) if block_s > 0 else least
     return max(least, min(MAX_BLOCKS, fit))
