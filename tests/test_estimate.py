@@ -184,7 +184,8 @@ def test_compare_plan():
     class Second(Opts):
         second_round_by = 300.0
     sec = D.plan(sorted(many), [], many, Second)
-    second = D.P0 + costs[10] * D.MAX_STRATEGIES * 20 / 11 + sum(costs[:D.ANCHORS])
+    second = min(D.P0 + costs[10] * D.MAX_STRATEGIES * 20 / 11 + sum(costs[:S.ANCHORS]),
+                 sec["screening"] / (4 * Opts.blocks))  # at most a screening process
     assert close(sec["second"], 4 * second * S.blocks(4 * second, 5)), sec
     assert 5 <= S.blocks(4 * second, 5) <= S.MAX_BLOCKS, second
     assert close(sec["total"][2], q["total"][2] + sec["second"]) and sec["total"][1] == q["total"][1]

@@ -123,7 +123,7 @@ def second_round(rows, suspects, screen, samples, extra, run, opts, log):
         return
     names = sorted(n for kind, name in extra.keys
                    for n in (families[name] if kind == "strategy" else [name]))
-    anchors = anchor_names(rows, suspects)
+    anchors = anchor_names(rows, suspects, sequential.ANCHORS)
     count = max(opts.copies, sequential.COPIES)
     log("compare: second confirmation round (sequential.py): %d undecided strateg%s, %d "
         "size(s), with %d anchors, from %d fresh copies of each binary, in as many ABBA blocks "

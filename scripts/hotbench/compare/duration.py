@@ -19,8 +19,8 @@ priced like its neighbours) with bench.py's terms (hotbench/estimate.py), split 
               benchmark the median one) with the anchors, at most processes of the screening's
               size: the estimate is the likely total, with that range
   second      sequential.blocks (as many as fit in sequential.ROUND_S) x 4 processes of up to
-              sequential.MAX_STRATEGIES strategies' sizes (the selection's mean number) and the
-              anchors, when --second-round-by is on (engine.py plans the round from the
+              sequential.MAX_STRATEGIES strategies' sizes (the selection's mean number) and
+              sequential.ANCHORS anchors, when --second-round-by is on (engine.py plans the round from the
               screening's time): in the range's top only
   callgrind   the two arms side by side, each VALGRIND_START_S + C_BENCH per benchmark +
               CALLGRIND_SLOWDOWN x (1 + C_T) x t per benchmark of the instruction selection
@@ -135,7 +135,7 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
     second = 0.0
     if costs and getattr(opts, "second_round_by", 0) > 0:
         proc = min(P0 * pace + costs[len(costs) // 2] * MAX_STRATEGIES * sizes +
-                   sum(costs[:ANCHORS]), one)
+                   sum(costs[:sequential.ANCHORS]), one)
         second = sequential.blocks(4 * proc, opts.confirm_blocks) * 4 * proc
     callgrind = 0.0
     if ir_names:

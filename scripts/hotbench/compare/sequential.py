@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 
-from . import random_effects, rankstats
+from . import phases, random_effects, rankstats
 
 # The share of a test's level the first round spends when a second round is planned.
 FIRST_SHARE = 0.5
@@ -57,6 +57,13 @@ MAX_P1 = 0.2
 # take with its builds.
 ROUND_S = 60.0
 MAX_BLOCKS = 20
+# The round's anchors (confirmation.anchor_names): as many as phases.py reads a phase from, so
+# that its short processes are corrected for the host's phases. With the first round's 6 the
+# round's processes of 3 slowed strategies' 14 sizes had too few steady neighbours to be
+# corrected: their sizes scattered by 5-18% (sd of log CPU time, results/gate-power/
+# default-idle-5c160a8-runs, 0.05-001), where the first round's correction took expat-tree's
+# from 16-17% to 9-10%.
+ANCHORS = phases.WINDOW
 # Each arm's copies written afresh for the round (at least --copies): with one copy per 5
 # processes of an arm the copy effect is averaged over 8, not 3.
 COPIES = 8
