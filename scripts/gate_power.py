@@ -36,7 +36,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from hotbench.compare import heads, power  # noqa: E402
+from hotbench.compare import heads, power, table  # noqa: E402
 from hotbench.listing import list_benchmarks  # noqa: E402
 from hotbench.manifest import Manifest, ManifestError  # noqa: E402
 
@@ -72,7 +72,8 @@ def parse_args(argv):
                    help="where <label>.md, <label>.json and <label>-runs/ go (default "
                    "results/gate-power)")
     p.add_argument("--fresh", action="store_true", help="forget the compares already recorded")
-    p.add_argument("--keep", action="store_true", help="keep each compare's output directory")
+    p.add_argument("--keep", action="store_true", help="keep each compare's output directory: "
+                   "its trials, compare.json and compare.md (to judge them again offline)")
     p.add_argument("--same-binary", action="store_true", help="level 0: the head is the base's "
                    "binary (default: a fresh build of the tree with one comment changed)")
     p.add_argument("--no-instructions", action="store_true", help="level 0 without callgrind "
@@ -284,6 +285,11 @@ def one_compare(ctx, level, index):
         rec["strategies"][st["verdict"]] = rec["strategies"].get(st["verdict"], 0) + 1
     if not ctx["keep"]:
         shutil.rmtree(out, ignore_errors=True)
+    else:
+        try:
+            table.write(res, out)
+        except OSError as e:
+            print("gate_power: %s's compare.json not written: %s" % (name, e), file=sys.stderr)
     path = os.path.join(ctx["runs"], name + ".json")
     with open(path + ".tmp", "w") as f:
         json.dump(rec, f, indent=1)
