@@ -103,12 +103,12 @@ def confirm(rows, screen, arms, settings, opts, trials_dir, rng, log, samples, u
 def second_round(rows, suspects, screen, samples, extra, run, opts, log):
     """The second round (sequential.py): the tests the first round left undecided of the least
     p1 (sequential.chosen) run again, their suspect sizes in ABBA blocks of their own beside
-    the anchors (as many as fit in sequential.ROUND_S and the first round's seconds, timed by
-    its first block: sequential.blocks),
-    from sequential.COPIES copies of each binary (at least opts.copies) written afresh (a slow
-    copy of the first round would slow the second too: its p2 would not be independent of p1),
-    into a new Samples set on extra (a Second). run: (arms, settings, trials_dir, rng).
-    Planned only with copies (opts.copies > 0: confirm)."""
+    sequential.ANCHORS anchors (as many blocks as fit in sequential.ROUND_S and the first
+    round's seconds, timed by the round's first block: sequential.blocks), from
+    sequential.COPIES copies of each binary (at least opts.copies) written afresh (a slow copy
+    of the first round would slow the second too: its p2 would not be independent of p1), into
+    a new Samples set on extra (a Second). run: (arms, settings, trials_dir, rng). Planned
+    only with copies (opts.copies > 0: confirm)."""
     families, family = strategies_of(rows, suspects, samples)
     all_ = tests(suspects, families, samples, screen)
     held = counted(all_, family)
@@ -130,7 +130,8 @@ def second_round(rows, suspects, screen, samples, extra, run, opts, log):
         "as fit in %.0f s and the first round's time (%d to %d): %s" % (
             len(extra.keys), "y" if len(extra.keys) == 1 else "ies", len(names), len(anchors),
             count, sequential.ROUND_S, opts.confirm_blocks,
-            max(opts.confirm_blocks, sequential.MAX_BLOCKS), ", ".join(k[1] for k in extra.keys)))
+            max(opts.confirm_blocks, sequential.MAX_BLOCKS),
+            ", ".join(k[1] for k in extra.keys)))
     arms, settings, trials_dir, rng = run
     try:
         for arm in arms:

@@ -20,8 +20,8 @@ priced like its neighbours) with bench.py's terms (hotbench/estimate.py), split 
               size: the estimate is the likely total, with that range
   second      sequential.blocks (as many as fit in sequential.ROUND_S) x 4 processes of up to
               sequential.MAX_STRATEGIES strategies' sizes (the selection's mean number) and
-              sequential.ANCHORS anchors, when --second-round-by is on (engine.py plans the round from the
-              screening's time): in the range's top only
+              sequential.ANCHORS anchors, when --second-round-by is on (engine.py plans the
+              round from the screening's time): in the range's top only
   callgrind   the two arms side by side, each VALGRIND_START_S + C_BENCH per benchmark +
               CALLGRIND_SLOWDOWN x (1 + C_T) x t per benchmark of the instruction selection
 
