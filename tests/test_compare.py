@@ -826,6 +826,15 @@ with open(args["--benchmark_out"], "w") as f:
 """
 
 
+def fake_hotbench(d):
+    """The path of FAKE_HOTBENCH written, executable, into folder d."""
+    fake = os.path.join(d, "hotbench")
+    with open(fake, "w") as f:
+        f.write(FAKE_HOTBENCH)
+    os.chmod(fake, 0o755)
+    return fake
+
+
 class Isolation(unittest.TestCase):
     """isolation.py: the strategies of an isolated group each run in a process of their own,
     the rest in one; the parts' JSON is merged into the process's."""
@@ -855,10 +864,7 @@ class Isolation(unittest.TestCase):
 
     def test_a_process_in_parts_is_one_run(self):
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "hotbench")
-            with open(fake, "w") as f:
-                f.write(FAKE_HOTBENCH)
-            os.chmod(fake, 0o755)
+            fake = fake_hotbench(d)
             settings = dict(profile="full", budget_s=0.25, min_time=0.01, env={},
                             isolate="^(g)/")
             out = os.path.join(d, "screen-001-base.json")

@@ -36,6 +36,17 @@ def samples_of(values, copies=3):
     return s
 
 
+STRATEGY = ["g/s/size:%d" % k for k in (1, 2, 3)]
+
+
+def strategy_samples(rng, factor):
+    """Samples of the three sizes of STRATEGY (1, 2, 3 ms), 10 processes a side, 4% noise, the
+    head factor slower."""
+    return samples_of({lb: {n: [1e-3 * (k + 1) * f * math.exp(0.04 * rng.standard_normal())
+                                for _ in range(10)] for k, n in enumerate(STRATEGY)}
+                       for lb, f in (("base", 1.0), ("head", factor))})
+
+
 class PValues(unittest.TestCase):
     def test_p_is_the_level_at_which_the_interval_clears_the_margin(self):
         # q <= (1 - conf) / 2 exactly when the one-round rule (test_verdict) says regressed:
@@ -155,12 +166,9 @@ class RoundSize(unittest.TestCase):
         import tempfile
         from hotbench.compare.arms import Arm
         from hotbench.compare.trials import interleaved
-        from test_compare import FAKE_HOTBENCH
+        from test_compare import fake_hotbench
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "hotbench")
-            with open(fake, "w") as f:
-                f.write(FAKE_HOTBENCH)
-            os.chmod(fake, 0o755)
+            fake = fake_hotbench(d)
             arms = (Arm("base", fake), Arm("head", fake))
             settings = dict(profile="full", budget_s=0.25, min_time=0.01, env={}, isolate=None)
             s, lines, rng = Samples(), [], random.Random(1)
@@ -361,12 +369,12 @@ class SecondRound(unittest.TestCase):
 
     def run_round(self, process_s, first_s, opts):
         import types
-        names = ["g/s/size:%d" % k for k in (1, 2, 3)]
+        names = STRATEGY
         rows = {n: dict(name=n, family="g/s", suspect=True, checks=[],
                         time=dict(ratio=1.05, verdict="inconclusive")) for n in names}
         for seed in range(50):  # a first round that leaves g/s undecided with p1 <= MAX_P1
             rng = np.random.default_rng(seed)
-            s = Record.samples(Record, rng, 1.04)
+            s = strategy_samples(rng, 1.04)
             extra = Second(0.5)
             calls, written = [], []
 
@@ -405,16 +413,11 @@ class SecondRound(unittest.TestCase):
 
 
 class Record(unittest.TestCase):
-    names = ["g/s/size:%d" % k for k in (1, 2, 3)]
-
-    def samples(self, rng, factor):
-        return samples_of({lb: {n: [1e-3 * (k + 1) * f * math.exp(0.04 * rng.standard_normal())
-                                    for _ in range(10)] for k, n in enumerate(self.names)}
-                           for lb, f in (("base", 1.0), ("head", factor))})
+    names = STRATEGY
 
     def test_a_merge_reads_both_rounds_as_the_compare_did(self):
         rng = np.random.default_rng(4)
-        first, again = self.samples(rng, 1.05), self.samples(rng, 1.05)
+        first, again = strategy_samples(rng, 1.05), strategy_samples(rng, 1.05)
         rows = {n: dict(name=n, family="g/s", suspect=True, checks=[],
                         time=dict(ratio=1.05, verdict="inconclusive"))
                 for n in self.names}

@@ -51,10 +51,10 @@ MAX_STRATEGIES = 4
 MAX_P1 = 0.2
 # The round's ABBA blocks: as many as fit in ROUND_S seconds and in the first round's own
 # seconds (Pinpoint's doubling: a small selection's round stays small), timed by its first
-# block, at least --confirm-rounds and at most MAX_BLOCKS: idle, a compare of the default
-# selection ended 5.5-6.2 min after its start with a round of 5 blocks taking 16 s
-# (results/gate-power/default-idle-3457ea7-runs), under the 10 minutes `make bench-ci` may
-# take with its builds.
+# block, at least --confirm-rounds and at most MAX_BLOCKS: idle, compares of the default
+# selection took 5.5-6.2 min with rounds of 5 blocks (16 s) at 3457ea7 and 6.3-8.6 min with
+# these rounds (6-13 blocks, 49-59 s of processes) at e3cd4d2, `make bench-ci` with both
+# builds 8 min 24 s (results/gate-power/README.md): under its 10 minutes.
 ROUND_S = 60.0
 MAX_BLOCKS = 20
 # The round's anchors (confirmation.anchor_names): as many as phases.py reads a phase from, so
@@ -64,8 +64,8 @@ MAX_BLOCKS = 20
 # default-idle-5c160a8-runs, 0.05-001), where the first round's correction took expat-tree's
 # from 16-17% to 9-10%.
 ANCHORS = phases.WINDOW
-# Each arm's copies written afresh for the round (at least --copies): with one copy per 5
-# processes of an arm the copy effect is averaged over 8, not 3.
+# Each arm's copies written afresh for the round (at least --copies): the copy effect averaged
+# over 8, not 3 (1 to 5 processes of an arm a copy, 5 to 20 blocks).
 COPIES = 8
 
 
