@@ -793,6 +793,37 @@ class StrategyLines(unittest.TestCase):
         self.assertEqual(again["g/b"]["verdict"], "same")
         self.assertEqual(again["g/c"]["verdict"], "undecided")
 
+    def test_improved_needs_its_pool_or_instructions(self):
+        # a strategy with one size faster in the screening alone, its sizes pooled no faster:
+        # undecided (or same), the faster size noted; with that size's instruction count
+        # fallen (a second witness) or its sizes pooled faster: improved
+        rng = np.random.default_rng(5)
+        names = ["g/a/n:1", "g/a/n:2", "g/a/n:3"]
+        base = {n: [1e-3 * (1 + 0.03 * rng.standard_normal()) for _ in range(8)]
+                for n in names}
+        head = {n: [v * 1.01 for v in vs] for n, vs in base.items()}
+
+        def rows_with(first_checks):
+            return [dict(name=n, family="g/a", params={"n": int(n[-1])}, n_base=8, n_head=8,
+                         verdict="improved" if i == 0 else "inconclusive",
+                         check="time", checks=first_checks if i == 0 else [])
+                    for i, n in enumerate(names)]
+
+        s = samples_of({"base": base, "head": head})
+        time_only = [dict(kind="time", verdict="improved", text="time (screening)")]
+        st = strategies.summarize(rows_with(time_only), s, Options())[0]
+        self.assertIn(st["verdict"], ("undecided", "same"))
+        self.assertIn("1 of 3 sizes faster in the screening alone (not confirmed): n:1",
+                      st["why"])
+        counted = time_only + [dict(kind="instructions", verdict="improved", text="ir")]
+        st = strategies.summarize(rows_with(counted), s, Options())[0]
+        self.assertEqual(st["verdict"], "improved")
+        self.assertEqual(st["why"], "1 of 3 sizes improved: n:1")
+        faster = samples_of({"base": base, "head": {n: [v * 0.8 for v in vs]
+                                                     for n, vs in base.items()}})
+        st = strategies.summarize(rows_with(time_only), faster, Options())[0]
+        self.assertEqual(st["verdict"], "improved")
+
 
 class Outputs(unittest.TestCase):
     def test_json_has_no_nan(self):
