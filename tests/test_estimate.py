@@ -163,21 +163,25 @@ def test_compare_plan():
     # s:2 is over --max-iteration: left out of the screening
     one = D.P0 + s1[0] + s1[1] + D.C_BENCH + (s1[0] + s2[0]) / 2 + (s1[1] + s2[1]) / 2
     assert close(p["screening"], 12 * one), (p, one)
-    # the likely confirmation: one suspect (the median benchmark) and the anchors (all three
-    # here: no more than the screening's own process)
+    # the likely confirmation: a tenth of the benchmarks as suspects and the anchors (all
+    # three here: no more than the screening's own process)
     assert p["confirmation"][0] == 0 and close(p["confirmation"][1], 20 * one), p
     assert close(p["confirmation"][2], 20 * one), p
     cg = D.VALGRIND_START_S + D.C_BENCH + D.CALLGRIND_SLOWDOWN * (1 + E.C_T) * 0.001
     assert close(p["callgrind"], cg), p
     assert close(p["total"][0], probe_t + probe_o + 12 * one + cg), p
-    # 10 strategies of 2 sizes: one suspect, UNDECIDED_CAP strategies of 2 sizes, the anchors
+    # 10 strategies of 2 sizes: a tenth of the benchmarks' cost as suspects (the screening's
+    # 80% interval's upper tail), UNDECIDED_CAP strategies of 2 sizes, the anchors
     many = {"g/a%d/s:%d/real_time" % (i // 2, i): row(100, 0.001 * i) for i in range(1, 21)}
     q = D.plan(sorted(many), [], many, Opts)
     costs = sorted(sum(D.benchmark_seconds(r, 0.01, 2)) for r in many.values())
-    likely = D.P0 + costs[10] * (1 + D.UNDECIDED_CAP * 20 / 11) + sum(costs[:D.ANCHORS])
+    assert close(D.SUSPECT_SHARE, 0.1)
+    likely = D.P0 + 0.1 * sum(costs) + costs[10] * D.UNDECIDED_CAP * 20 / 11 + \
+        sum(costs[:D.ANCHORS])
     assert close(q["confirmation"][1], 20 * likely) and q["confirmation"][2] > 20 * likely, q
     # a second round (sequential.py), when one can be planned: up to MAX_STRATEGIES
-    # strategies' sizes and the anchors, in the range's top only
+    # strategies' sizes and the anchors; in the likely total too when the screening is
+    # priced to end within --second-round-by
     assert q["second"] == 0 and close(q["total"][2] - q["total"][1], q["confirmation"][2] -
                                       q["confirmation"][1]), q
 
@@ -188,8 +192,17 @@ def test_compare_plan():
                  sec["screening"] / (4 * Opts.blocks))  # at most a screening process
     assert close(sec["second"], 4 * second * S.blocks(4 * second, 5)), sec
     assert 5 <= S.blocks(4 * second, 5) <= S.MAX_BLOCKS, second
-    assert close(sec["total"][2], q["total"][2] + sec["second"]) and sec["total"][1] == q["total"][1]
-    assert "a second round up to" in D.text(sec) and "a second round" not in D.text(q)
+    assert close(sec["total"][2], q["total"][2] + sec["second"])
+    assert close(sec["likely_second"], sec["second"]) and \
+        close(sec["total"][1], q["total"][1] + sec["second"]), sec
+    assert "a second round of up to" in D.text(sec) and "a second round" not in D.text(q)
+    assert "expected to end before" in D.text(sec)
+
+    class Late(Opts):  # the screening is priced to end after --second-round-by
+        second_round_by = sec["probe"] + sec["screening"] - 1.0
+    late = D.plan(sorted(many), [], many, Late)
+    assert late["likely_second"] == 0 and late["total"][1] == q["total"][1], late
+    assert close(late["total"][2], sec["total"][2]) and "only if" in D.text(late)
     # after the probe: s:1 measured at 2 ms an iteration, the overheads at twice the model's
     measured = {"g/a/s:1/real_time": 0.002}
     q = D.plan(names, ["g/a/s:1/real_time"], rows, Opts, measured)

@@ -14,14 +14,17 @@ priced like its neighbours) with bench.py's terms (hotbench/estimate.py), split 
               --max-iteration)
   confirmation  confirm_blocks x 4 processes of the suspects, the sizes of up to
               UNDECIDED_CAP undecided strategies (strategies.to_confirm) and ANCHORS anchors (the
-              quickest benchmarks): 0 when the screening decides everything, likely one suspect
-              and UNDECIDED_CAP strategies of the selection's mean number of sizes (each
-              benchmark the median one) with the anchors, at most processes of the screening's
-              size: the estimate is the likely total, with that range
+              quickest benchmarks): 0 when the screening decides everything, likely
+              SUSPECT_SHARE of the screening's benchmarks as suspects (their share of its
+              process) and UNDECIDED_CAP strategies of the selection's mean number of sizes
+              (each benchmark the median one) with the anchors, at most processes of the
+              screening's size: the estimate is the likely total, with that range
   second      sequential.blocks (as many as fit in sequential.ROUND_S) x 4 processes of up to
               sequential.MAX_STRATEGIES strategies' sizes (the selection's mean number) and
               sequential.ANCHORS anchors, when --second-round-by is on (engine.py plans the
-              round from the screening's time): in the range's top only
+              round from the screening's time): in the likely total when the probe and the
+              screening are priced to end within --second-round-by (a round ran in all 11
+              compares of the e3cd4d2 series, 49-59 s), in the range's top always
   callgrind   the two arms side by side, each VALGRIND_START_S + C_BENCH per benchmark +
               CALLGRIND_SLOWDOWN x (1 + C_T) x t per benchmark of the instruction selection
 
@@ -39,6 +42,7 @@ own "about" figure and are not in the estimate.
 """
 from .. import estimate as model
 from . import isolation
+from .checks import SCREEN_CONF
 from .confirmation import ANCHORS
 from . import sequential
 from .sequential import MAX_STRATEGIES
@@ -46,6 +50,11 @@ from .strategies import UNDECIDED_CAP
 
 VALGRIND_START_S = 1.0  # valgrind's own start (a guess: the compare of 2026-12-05 took ~1 s)
 CALLGRIND_SLOWDOWN = 50.0  # callgrind runs code ~50x slower than native (valgrind's manual)
+# The likely confirmation's suspects: the share of an unchanged compare's benchmarks its
+# screening makes suspects, the upper tail of its 80% interval (checks.SCREEN_CONF): 10%. The
+# 11 idle compares of the default selection at e3cd4d2 left 10 to 78 suspects of 270 (median
+# 35, 13%; results/gate-power/default-idle-e3cd4d2-runs/*.log).
+SUSPECT_SHARE = (1 - SCREEN_CONF) / 2
 P0 = 0.084  # seconds a process takes besides its benchmarks (exec, manifest, library init)
 C_BENCH = 0.0213  # seconds a benchmark takes besides its iterations at a small minimum time
 
@@ -111,10 +120,11 @@ def kept(names, rows, max_iteration_s, measured=None):
 
 def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
     """The compare's expected seconds, step by step: {"probe", "screening", "confirmation":
-    [none, likely, all], "second" (the second round, when one can be planned), "callgrind",
-    "total": [none, likely, all] (without a confirmation, with the likely one, with every
-    benchmark confirmed and a second round), "benchmarks": count, "probe_parts": (timed,
-    overhead)}. names: the selection's benchmarks (hotbench --benchmark_list_tests);
+    [none, likely, all], "second" (the second round, when one can be planned), "likely_second"
+    (second when the screening is priced to end within --second-round-by, else 0), "callgrind",
+    "total": [none, likely, all] (without a confirmation, with the likely one and
+    likely_second, with every benchmark confirmed and a second round), "benchmarks": count,
+    "probe_parts": (timed, overhead)}. names: the selection's benchmarks (hotbench --benchmark_list_tests);
     ir_names: the instruction selection's (empty when the step is off); rows: the recorded run's
     rows (estimate.run_rows); opts: the compare's Options (blocks, confirm_blocks, min_time,
     repetitions, max_iteration_s); measured: {name: iteration seconds} from the probe; pace:
@@ -128,8 +138,9 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
     screening = opts.blocks * 4 * one
     costs = sorted(a + b * pace for a, b in each)
     sizes = len(screen_names) / max(1, len({"/".join(n.split("/")[:2]) for n in screen_names}))
-    likely = (P0 * pace + costs[len(costs) // 2] * (1 + UNDECIDED_CAP * sizes) +
-              sum(costs[:ANCHORS])) if costs else 0.0
+    likely = (P0 * pace + SUSPECT_SHARE * sum(costs) +
+              costs[len(costs) // 2] * UNDECIDED_CAP * sizes + sum(costs[:ANCHORS])) \
+        if costs else 0.0
     confirmation = [0.0, opts.confirm_blocks * 4 * min(likely, one),
                     opts.confirm_blocks * 4 * one]
     second = 0.0
@@ -144,9 +155,12 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
         callgrind = VALGRIND_START_S + sum(callgrind_seconds(t) for t in ts) * pace
     probe = pt + po * pace
     base = probe + screening + callgrind
+    # the likely total has the second round when the screening is expected to end in time
+    likely_second = second if probe + screening <= getattr(opts, "second_round_by", 0) else 0.0
     return {"probe": probe, "screening": screening, "confirmation": confirmation,
-            "second": second, "callgrind": callgrind,
-            "total": [base + c for c in confirmation[:2]] + [base + confirmation[2] + second],
+            "second": second, "likely_second": likely_second, "callgrind": callgrind,
+            "total": [base, base + confirmation[1] + likely_second,
+                      base + confirmation[2] + second],
             "benchmarks": len(names), "probe_parts": (pt, po)}
 
 
@@ -177,12 +191,16 @@ def text(p, pace=None):
     if pace is not None:
         return "%s after the probe (its iterations as measured, the overheads x%.2f the " \
                "model's)" % (head, pace)
-    steps = "probe %s, screening %s, confirmation %s (one suspect, %d undecided strategies " \
-            "and %d anchors; it runs only when the screening leaves a suspect or an undecided " \
-            "strategy)%s, callgrind %s" % (
+    second = ""
+    if p.get("second"):
+        second = ", a second round of up to %s %s" % (span(p["second"]), (
+            "(the screening is expected to end before --second-round-by)"
+            if p.get("likely_second") else "(only if the screening ends early enough)"))
+    steps = "probe %s, screening %s, confirmation %s (%d%% of the benchmarks as suspects, " \
+            "%d undecided strategies and %d anchors; it runs only when the screening leaves " \
+            "a suspect or an undecided strategy)%s, callgrind %s" % (
                 span(p["probe"]), span(p["screening"]), span(p["confirmation"][1]),
-                UNDECIDED_CAP, ANCHORS, ", a second round up to %s when the screening ends "
-                "early enough" % span(p["second"]) if p.get("second") else "",
+                round(SUSPECT_SHARE * 100), UNDECIDED_CAP, ANCHORS, second,
                 span(p["callgrind"]))
     return "%s for %d benchmarks (%s; priced from the reference run, the builds aside)" % (
         head, p["benchmarks"], steps)
