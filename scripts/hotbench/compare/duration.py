@@ -53,7 +53,7 @@ CALLGRIND_SLOWDOWN = 50.0  # callgrind runs code ~50x slower than native (valgri
 # The likely confirmation's suspects: the share of an unchanged compare's benchmarks its
 # screening makes suspects, the upper tail of its 80% interval (checks.SCREEN_CONF): 10%. The
 # 11 idle compares of the default selection at e3cd4d2 left 10 to 78 suspects of 270 (median
-# 35, 13%; results/gate-power/default-idle-e3cd4d2-runs/*.log).
+# 39, 14%; results/gate-power/default-idle-e3cd4d2-runs/*.log).
 SUSPECT_SHARE = (1 - SCREEN_CONF) / 2
 P0 = 0.084  # seconds a process takes besides its benchmarks (exec, manifest, library init)
 C_BENCH = 0.0213  # seconds a benchmark takes besides its iterations at a small minimum time
