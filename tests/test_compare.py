@@ -818,11 +818,34 @@ class StrategyLines(unittest.TestCase):
         counted = time_only + [dict(kind="instructions", verdict="improved", text="ir")]
         st = strategies.summarize(rows_with(counted), s, Options())[0]
         self.assertEqual(st["verdict"], "improved")
-        self.assertEqual(st["why"], "1 of 3 sizes improved: n:1")
+        self.assertEqual(st["why"], "1 of 3 sizes improved (instructions): n:1")
         faster = samples_of({"base": base, "head": {n: [v * 0.8 for v in vs]
                                                      for n, vs in base.items()}})
         st = strategies.summarize(rows_with(time_only), faster, Options())[0]
         self.assertEqual(st["verdict"], "improved")
+        self.assertIn("faster at 95% (Bonferroni over the strategies)", st["why"])
+
+    def test_improved_by_time_corrected_for_the_strategies(self):
+        # sizes pooled 3% faster at 95%, not at Bonferroni's 1 - 0.05/78: one strategy of 78
+        # is undecided, and saying why; one strategy of one is improved
+        rng = np.random.default_rng(1)
+        base = {"g/a/n:1": [1e-3 * (1 + 0.02 * rng.standard_normal()) for _ in range(8)]}
+        head = {"g/a/n:1": [1e-3 * 0.97 * (1 + 0.02 * rng.standard_normal())
+                            for _ in range(8)]}
+        s = samples_of({"base": base, "head": head})
+        rows = [dict(name="g/a/n:1", family="g/a", params={"n": 1}, n_base=8, n_head=8,
+                     verdict="inconclusive", check="time", checks=[])]
+        self.assertAlmostEqual(strategies.improved_level(78), 1 - 0.05 / 78)
+        st = strategies.strategy_line("g/a", rows, s, Options(),
+                                      level=strategies.improved_level(78))
+        self.assertEqual(st["verdict"], "undecided")
+        self.assertIn("faster at 95%, not at 99.9% (Bonferroni", st["why"])
+        self.assertEqual(st["pooled"]["improved_at"], None)
+        st = strategies.summarize(rows, s, Options())[0]
+        self.assertEqual(st["verdict"], "improved")
+        # a merge (relined) keeps the pooled verdict's level
+        again = strategies.relined(rows, [st], Options())[0]
+        self.assertEqual((again["verdict"], again["why"]), ("improved", st["why"]))
 
 
 class Outputs(unittest.TestCase):

@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""recount.py - the strategy lines of kept compares (gate_power.py --keep) made again with this
+checkout's rules (hotbench/compare/strategies.relined), beside the ones they recorded.
+
+A rule of the strategy line that changes after a series was measured (9fab5b3: a size faster in
+the screening's time alone no longer makes its strategy `improved`) changes no row verdict and
+no measurement, only the summary: each kept compare.json holds the rows (with their checks) and
+each strategy's pooled time verdict, from which the line is made again without measuring.
+
+usage: results/gate-power/recount.py RUNS_DIR [RUNS_DIR...]
+  RUNS_DIR  a series' runs directory (results/gate-power/<label>-runs), whose compares were
+            kept (<level>-<index>/compare.json)
+Prints one line per compare (its recorded and its recounted verdict counts) and a total per
+level; exit 1 when a directory holds no kept compare, 2 on usage.
+"""
+import collections
+import glob
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts"))
+from hotbench.compare import strategies  # noqa: E402  (the path above first)
+from hotbench.compare.engine import Options  # noqa: E402
+
+DECIDED = ("regressed", "failed", "accepted", "improved", "same")
+
+
+def counts(lines):
+    """{verdict: number of strategies} of strategy lines."""
+    return collections.Counter(st["verdict"] for st in lines)
+
+
+def text(c):
+    """'2 of 78 decided (1 improved, 1 same)'."""
+    decided = {v: c[v] for v in DECIDED if c.get(v)}
+    return "%d of %d decided%s" % (sum(decided.values()), sum(c.values()), " (%s)" % ", ".join(
+        "%d %s" % (n, v) for v, n in decided.items()) if decided else "")
+
+
+def recount(path):
+    """(recorded, recounted) verdict counts of the compare.json at path."""
+    with open(path) as f:
+        doc = json.load(f)
+    opts = Options(min_effect=doc["settings"]["min_effect"])
+    again = strategies.relined(doc["rows"], doc["strategies"], opts)
+    return counts(doc["strategies"]), counts(again)
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if argv else 2
+    status = 0
+    for runs in argv:
+        paths = sorted(glob.glob(os.path.join(runs, "*", "compare.json")))
+        if not paths:
+            print("recount: %s holds no kept compare (<level>-<index>/compare.json): was the "
+                  "series run with --keep?" % runs, file=sys.stderr)
+            status = 1
+            continue
+        by_level = collections.defaultdict(list)
+        for p in paths:
+            name = os.path.basename(os.path.dirname(p))
+            before, after = recount(p)
+            by_level[name.split("-")[0]].append(sum(after[v] for v in DECIDED))
+            print("%s %s: recorded %s; recounted %s" % (runs.rstrip("/"), name, text(before),
+                                                       text(after)))
+        for level, decided in sorted(by_level.items()):
+            print("%s level %s: strategies decided (recounted) per compare: %s" % (
+                runs.rstrip("/"), level, " ".join(map(str, decided))))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
