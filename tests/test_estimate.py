@@ -200,6 +200,9 @@ def test_compare_plan():
 
     class Late(Opts):  # the screening is priced to end after --second-round-by
         second_round_by = sec["probe"] + sec["screening"] - 1.0
+    class NoCopies(Second):  # engine.second_round_planned: no round without copies
+        copies = 0
+    assert D.plan(sorted(many), [], many, NoCopies)["second"] == 0
     late = D.plan(sorted(many), [], many, Late)
     assert late["likely_second"] == 0 and late["total"][1] == q["total"][1], late
     assert close(late["total"][2], sec["total"][2]) and "only if" in D.text(late)

@@ -247,6 +247,13 @@ class Selection(unittest.TestCase):
                       dict(family="g/w", verdict="accepted")]
         got = [(st["family"], r["name"]) for st, r in hook.select(strategies, self.ROWS)]
         self.assertEqual(got, [("g/s", "g/s/n:1000"), ("g/t", "g/t/n:10")])
+        # a strategy improved by its sizes pooled (no row improved): its smallest timed row
+        rows = self.ROWS + [dict(name="g/x/n:5", family="g/x", params={"n": 5},
+                                 verdict="inconclusive", n_base=10, n_head=10),
+                            dict(name="g/x/n:1", family="g/x", params={"n": 1},
+                                 verdict="not-measured")]
+        got = hook.select([dict(family="g/x", verdict="improved")], rows)
+        self.assertEqual([r["name"] for _, r in got], ["g/x/n:5"])
         self.assertEqual(hook.decided_by(self.ROWS[0]), "instructions")
         self.assertEqual(hook.decided_by(self.ROWS[2]), "time")
 

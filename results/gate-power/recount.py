@@ -2,16 +2,19 @@
 """recount.py - the strategy lines of kept compares (gate_power.py --keep) made again with this
 checkout's rules (hotbench/compare/strategies.relined), beside the ones they recorded.
 
-A rule of the strategy line that changes after a series was measured (9fab5b3: a size faster in
-the screening's time alone no longer makes its strategy `improved`) changes no row verdict and
-no measurement, only the summary: each kept compare.json holds the rows (with their checks) and
-each strategy's pooled time verdict, from which the line is made again without measuring.
+A rule of the strategy line that changes after a series was measured changes no row verdict,
+only the summary: each kept compare.json holds the rows (with their checks) and each
+strategy's pooled time verdict, from which the line is made again without measuring. What a
+rule needs that a compare did not record counts as absent: a compare recorded before a
+strategy could be `improved` by its confirmation's processes (strategies.improved_by) has no
+such line, so its time-only improvements come out undecided.
 
 usage: results/gate-power/recount.py RUNS_DIR [RUNS_DIR...]
   RUNS_DIR  a series' runs directory (results/gate-power/<label>-runs), whose compares were
             kept (<level>-<index>/compare.json)
-Prints one line per compare (its recorded and its recounted verdict counts) and a total per
-level; exit 1 when a directory holds no kept compare, 2 on usage.
+Prints one line per compare (its recorded and its recounted verdict counts) and, per level,
+the recounted number of strategies decided in each compare; exit 1 when a directory is missing
+or holds no kept compare, or a compare.json cannot be read, 2 on usage.
 """
 import collections
 import glob
@@ -40,11 +43,18 @@ def text(c):
 
 
 def recount(path):
-    """(recorded, recounted) verdict counts of the compare.json at path."""
-    with open(path) as f:
-        doc = json.load(f)
-    opts = Options(min_effect=doc["settings"]["min_effect"])
-    again = strategies.relined(doc["rows"], doc["strategies"], opts)
+    """(recorded, recounted) verdict counts of the compare.json at path; ValueError naming
+    the file when it cannot be read or lacks what a compare records."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        opts = Options(min_effect=doc["settings"]["min_effect"])
+        again = strategies.relined(doc["rows"], doc["strategies"], opts)
+    except (OSError, ValueError) as e:
+        raise ValueError("%s: not readable as JSON (%s)" % (path, e))
+    except (KeyError, TypeError) as e:
+        raise ValueError("%s: not a compare.json (schema hotbench-compare/1): %s %s" % (
+            path, type(e).__name__, e))
     return counts(doc["strategies"]), counts(again)
 
 
@@ -54,6 +64,10 @@ def main(argv):
         return 0 if argv else 2
     status = 0
     for runs in argv:
+        if not os.path.isdir(runs):
+            print("recount: %s: no such directory" % runs, file=sys.stderr)
+            status = 1
+            continue
         paths = sorted(glob.glob(os.path.join(runs, "*", "compare.json")))
         if not paths:
             print("recount: %s holds no kept compare (<level>-<index>/compare.json): was the "
@@ -63,7 +77,12 @@ def main(argv):
         by_level = collections.defaultdict(list)
         for p in paths:
             name = os.path.basename(os.path.dirname(p))
-            before, after = recount(p)
+            try:
+                before, after = recount(p)
+            except ValueError as e:
+                print("recount: %s" % e, file=sys.stderr)
+                status = 1
+                continue
             by_level[name.split("-")[0]].append(sum(after[v] for v in DECIDED))
             print("%s %s: recorded %s; recounted %s" % (runs.rstrip("/"), name, text(before),
                                                        text(after)))

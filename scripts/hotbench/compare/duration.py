@@ -52,8 +52,8 @@ VALGRIND_START_S = 1.0  # valgrind's own start (a guess: the compare of 2026-12-
 CALLGRIND_SLOWDOWN = 50.0  # callgrind runs code ~50x slower than native (valgrind's manual)
 # The likely confirmation's suspects: the share of an unchanged compare's benchmarks its
 # screening makes suspects, the upper tail of its 80% interval (checks.SCREEN_CONF): 10%. The
-# 11 idle compares of the default selection at e3cd4d2 left 10 to 78 suspects of 270 (median
-# 39, 14%; results/gate-power/default-idle-e3cd4d2-runs/*.log).
+# 5 unchanged idle compares of the default selection at e3cd4d2 left 10 to 51 suspects of 270
+# (median 27, 10%; results/gate-power/default-idle-e3cd4d2-runs/0-*.log).
 SUSPECT_SHARE = (1 - SCREEN_CONF) / 2
 P0 = 0.084  # seconds a process takes besides its benchmarks (exec, manifest, library init)
 C_BENCH = 0.0213  # seconds a benchmark takes besides its iterations at a small minimum time
@@ -144,7 +144,9 @@ def plan(names, ir_names, rows, opts, measured=None, pace=1.0, isolate=None):
     confirmation = [0.0, opts.confirm_blocks * 4 * min(likely, one),
                     opts.confirm_blocks * 4 * one]
     second = 0.0
-    if costs and getattr(opts, "second_round_by", 0) > 0:
+    # engine.second_round_planned: never without copies (the second round's p2 would share
+    # the first round's file)
+    if costs and getattr(opts, "second_round_by", 0) > 0 and getattr(opts, "copies", 1) > 0:
         proc = min(P0 * pace + costs[len(costs) // 2] * MAX_STRATEGIES * sizes +
                    sum(costs[:sequential.ANCHORS]), one)
         second = sequential.blocks(4 * proc, opts.confirm_blocks) * 4 * proc

@@ -76,7 +76,8 @@ def floor_of(rows):
 
 def to_confirm(rows, samples, opts, cap=UNDECIDED_CAP):
     """The sizes of the undecided strategies to measure again in the confirmation: those with no
-    suspect size whose sizes pooled are neither the same within +-e nor improved, the largest
+    suspect size whose sizes pooled are not the same within +-e (inconclusive, or faster: an
+    improvement is confirmed by fresh processes, like a slowdown: improved_by), the largest
     estimates (either way) first, at most cap strategies (Pinpoint's rule: runs go where the
     answer is still open). rows: {name: row} of the screening; returns a sorted list of names."""
     fams = {}
@@ -89,7 +90,7 @@ def to_confirm(rows, samples, opts, cap=UNDECIDED_CAP):
             continue
         tv = time_verdict(samples.pooled("base", names), samples.pooled("head", names),
                           opts.min_effect, widen=samples.widen(names))
-        if tv["verdict"] == "inconclusive" and tv.get("ratio"):
+        if tv["verdict"] in ("inconclusive", "improved") and tv.get("ratio"):
             open_.append((abs(math.log(tv["ratio"])), fam))
     chosen = [fam for _, fam in sorted(open_, reverse=True)[:cap]]
     return sorted(n for fam in chosen for n in fams[fam])
@@ -99,24 +100,47 @@ def summarize(rows, samples, opts, again=None):
     """One dict per strategy (family), in verdict order then name: family, verdict (a row
     verdict of ORDER, or "undecided"), sizes, ratio and ci (its sizes pooled over the
     screening's processes and, where it ran there, the confirmation's: again, 95%), runs (per
-    side), why (what decided it or why nothing did). A strategy's sizes pooled count as faster
-    at improved_level(m), m the strategies with a timed size."""
+    side), why (what decided it or why nothing did). A strategy is improved by time only
+    through the confirmation's own processes (improved_by)."""
     fams = {}
     for r in rows:
         if r.get("family"):
             fams.setdefault(r["family"], []).append(r)
-    m = sum(1 for rs in fams.values() if any(r.get("n_base") and r.get("n_head") for r in rs))
-    return in_order([strategy_line(fam, rs, samples, opts, again, improved_level(m))
+    k = sum(1 for rs in fams.values() if confirmed_names(rs, again))
+    return in_order([strategy_line(fam, rs, samples, opts, again, k)
                      for fam, rs in fams.items()])
 
 
-def improved_level(m):
-    """The confidence at which m strategies' pooled intervals say `improved`: Bonferroni's
-    1 - 0.05 / m. An improvement is never confirmed (it never fails a compare), so without the
-    correction m strategies at 95% give about m / 40 false `improved` lines in an unchanged
-    compare (2 of 78 in the first unchanged compare at 2878e62 on the Intel host:
-    results/gate-power/README.md)."""
-    return 1.0 - ALPHA / max(1, m)
+def improved_level(k):
+    """The confidence at which the confirmation's own processes say a strategy is `improved`,
+    k the strategies it measured (Bonferroni's 1 - 0.05 / k). The screening's 95% alone gives
+    about m / 40 false `improved` lines over m strategies in an unchanged compare (with any
+    size's 95% interval deciding, the rule before 9fab5b3: 0 to 6 of 78 in the 5 unchanged
+    compares at e3cd4d2, results/gate-power/default-idle-e3cd4d2-runs/0-*.json), and its 6
+    processes a side cannot reach Bonferroni's level over the 78 (a rank interval of 6 against
+    6 covers at most 1 - 2/924)."""
+    return 1.0 - ALPHA / max(1, k)
+
+
+def confirmed_names(rows, again):
+    """The timed sizes of rows that the confirmation (again, a Samples or None) measured in
+    both arms."""
+    if again is None:
+        return []
+    timed = [r["name"] for r in rows if r.get("n_base") and r.get("n_head")]
+    return [n for n in timed if again.values("base", n) and again.values("head", n)]
+
+
+def improved_by(rows, again, opts, level):
+    """The confirmation's time verdict of the strategy's sizes pooled (those it measured:
+    confirmed_names) at level, when it says `improved`, else None. The confirmation's processes
+    are fresh, so the screening's choice of which strategies to send there does not bias it."""
+    names = confirmed_names(rows, again)
+    if not names:
+        return None
+    ctv = time_verdict(again.pooled("base", names), again.pooled("head", names),
+                       opts.min_effect, conf=level, widen=again.widen(names))
+    return ctv if ctv["verdict"] == "improved" else None
 
 
 def relined(rows, recorded, opts):
@@ -144,9 +168,10 @@ def in_order(lines):
     return sorted(lines, key=lambda s: (rank.index(s["verdict"]), s["family"]))
 
 
-def strategy_line(family, rows, samples, opts, again=None, level=1.0 - ALPHA):
-    """The summary of one strategy from its rows (the module's rules); level: the confidence
-    at which its sizes pooled say `improved` (improved_level), kept as tv["improved_at"]."""
+def strategy_line(family, rows, samples, opts, again=None, k=1):
+    """The summary of one strategy from its rows (the module's rules); k: the strategies the
+    confirmation measured, whose processes say `improved` at improved_level(k) (improved_by),
+    the text kept as tv["improved"]."""
     timed = [r["name"] for r in rows if r.get("n_base") and r.get("n_head")]
     tv = None
     if timed:
@@ -154,11 +179,11 @@ def strategy_line(family, rows, samples, opts, again=None, level=1.0 - ALPHA):
                   for lb in ("base", "head")}
         widen = max(samples.widen(timed), again.widen(timed) if again else 1.0)
         tv = time_verdict(pooled["base"], pooled["head"], opts.min_effect, widen=widen)
-        if tv["verdict"] == "improved":
-            strict = time_verdict(pooled["base"], pooled["head"], opts.min_effect, conf=level,
-                                  widen=widen)
-            tv["improved_level"] = level
-            tv["improved_at"] = level if strict["verdict"] == "improved" else None
+        ctv = improved_by(rows, again, opts, improved_level(k))
+        if ctv:
+            tv["improved"] = "%s, faster at %s (Bonferroni over the %d strateg%s it " \
+                "measured)" % (describe_time(ctv, "confirmation"),
+                               pct_level(improved_level(k)), k, "y" if k == 1 else "ies")
     return line(family, rows, tv, opts)
 
 
@@ -170,7 +195,7 @@ def line(family, rows, tv, opts):
     out = dict(family=family, sizes=len(rows), timed=len(timed),
                ratio=tv and tv.get("ratio"), ci=tv and tv.get("ci"),
                pooled=tv and {k: tv.get(k) for k in ("verdict", "n_base", "n_head", "why",
-                                                     "improved_at", "improved_level")})
+                                                     "improved")})
     verdicts = [r["verdict"] for r in rows]
     for v in ("failed", "regressed", "accepted"):
         hit = [r for r in rows if r["verdict"] == v]
@@ -183,10 +208,8 @@ def line(family, rows, tv, opts):
         out.update(verdict="improved", why="%d of %d sizes improved (instructions): %s" % (
             len(counted), len(rows), ", ".join(sizes(counted))))
         return out
-    if tv and tv.get("improved_at"):
-        out.update(verdict="improved", why="sizes pooled: %s, faster at %s (Bonferroni over "
-                   "the strategies)" % (describe_time(tv, "screening"),
-                                        pct_level(tv["improved_at"])))
+    if tv and tv.get("improved"):
+        out.update(verdict="improved", why="sizes pooled: " + tv["improved"])
         return out
     if all(v == "not-measured" for v in verdicts):
         out.update(verdict="not-measured", why=rows[0]["check"])
@@ -213,12 +236,15 @@ def fewer_instructions(row):
 
 
 def pct_level(level):
-    """'99.94%' (a confidence, as few digits as tell it from 100%)."""
-    for digits in range(0, 6):
-        text = "%.*f" % (digits, level * 100)
-        if float(text) < 100:
-            return text + "%"
-    return "%g%%" % (level * 100)
+    """A confidence as text, its complement to 100% rounded up to 2 significant digits (so the
+    level is never overstated): 0.975 '97.5%', 0.99167 '99.16%', 0.95 '95%'."""
+    c = (1.0 - level) * 100
+    if c <= 0:
+        return "100%"
+    digits = max(0, 1 - math.floor(math.log10(c)))
+    c = math.ceil(round(c * 10 ** digits, 6)) / 10 ** digits
+    text = "%.*f" % (digits, 100 - c)
+    return (text.rstrip("0").rstrip(".") if "." in text else text) + "%"
 
 
 def sizes(rows):
@@ -244,9 +270,8 @@ def undecided_why(rows, tv, opts):
     if not tv or tv.get("ratio") is None:
         return "fewer than 2 processes a side"
     lo, hi = tv["ci"]
-    if tv.get("verdict") == "improved" and tv.get("improved_level"):
-        return "sizes pooled %s [%s, %s]: faster at 95%%, not at %s (Bonferroni over the " \
-            "strategies)" % (pct(tv["ratio"]), pct(lo), pct(hi),
-                             pct_level(tv["improved_level"]))
+    if tv.get("verdict") == "improved":
+        return "sizes pooled %s [%s, %s]: faster at 95%% with the screening's processes; no " \
+            "confirmation said so" % (pct(tv["ratio"]), pct(lo), pct(hi))
     return "sizes pooled %s [%s, %s]: wider than +-%g%%" % (
         pct(tv["ratio"]), pct(lo), pct(hi), opts.min_effect * 100)

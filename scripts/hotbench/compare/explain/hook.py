@@ -41,14 +41,18 @@ def decided_by(row):
 def select(strategies, rows):
     """[(strategy summary, row)]: each strategy of the summary (strategies.summarize's dicts:
     family, verdict) that is regressed or improved, with the smallest of its rows (dicts: name,
-    family, params, verdict, check) that has the same verdict; strategies in the summary's
-    order. A strategy with no such row is left out."""
+    family, params, verdict, check) that has the same verdict, else (a strategy improved by its
+    sizes pooled, strategies.improved_by) the smallest of its timed rows; strategies in the
+    summary's order. A strategy with no such row is left out."""
     out = []
     for st in strategies:
         if st.get("verdict") not in VERDICTS:
             continue
         hit = [r for r in rows if r.get("family") == st["family"] and
                r.get("verdict") == st["verdict"]]
+        if not hit and st["verdict"] == "improved":
+            hit = [r for r in rows if r.get("family") == st["family"] and
+                   r.get("n_base") and r.get("n_head")]
         if hit:
             out.append((st, min(hit, key=size_key)))
     return out
