@@ -298,7 +298,8 @@ def one_compare(ctx, level, index):
 
 
 def progress(rec, done, total, walls):
-    """The one line printed after a compare: level, k/n, verdict counts, minutes, ETA."""
+    """The one line printed after a compare: level, k/n, verdict counts, minutes, ETA (the
+    median of walls times the total - done compares still to run)."""
     counts = ", ".join("%s %d" % kv for kv in sorted(rec["summary"].items()))
     what = "nothing injected" if rec["level"] == 0 else \
         "detected" if rec["detected"] else "missed"
@@ -321,22 +322,23 @@ def measure(ctx, plan, write):
     """Every compare of plan ([(level, n)]), skipping those recorded; write(records) after each.
     Returns {level: [record]}."""
     records = {level: [] for level, _ in plan}
-    total = sum(n for _, n in plan)
+    paths = [(level, n, i, os.path.join(ctx["runs"], "%g-%03d.json" % (level, i)))
+             for level, n in plan for i in range(n)]
+    # the ETA counts only the compares still to run (a resumed series skips its records)
+    total = sum(1 for *_, path in paths if recorded(path, ctx["key"]) is None)
     done, walls = 0, []
-    for level, n in plan:
-        for i in range(n):
-            path = os.path.join(ctx["runs"], "%g-%03d.json" % (level, i))
-            rec = recorded(path, ctx["key"])
-            fresh = rec is None
-            if fresh:
-                rec = one_compare(ctx, level, i)
-                walls.append(rec["wall_s"])
-            rec["planned"] = n
-            records[level].append(rec)
+    for level, n, i, path in paths:
+        rec = recorded(path, ctx["key"])
+        fresh = rec is None
+        if fresh:
+            rec = one_compare(ctx, level, i)
+            walls.append(rec["wall_s"])
+        rec["planned"] = n
+        records[level].append(rec)
+        if fresh:
             done += 1
-            if fresh:
-                print(progress(rec, done, total, walls), flush=True)
-                write(records)
+            print(progress(rec, done, total, walls), flush=True)
+            write(records)
     write(records)
     return records
 

@@ -189,6 +189,35 @@ def test_inject_envs():
           "the head's selection matches the families, the base's none")
 
 
+def test_measure_resumes():
+    # a resumed series runs only what it has not recorded, and its ETA counts only those
+    import io
+    import contextlib
+    import gate_power
+    key = dict(binary="/b/hotbench", sha256="0" * 16)
+    with tempfile.TemporaryDirectory() as runs:
+        def rec(level, index):
+            return dict(key=key, level=level, index=index, wall_s=60.0, summary={"same": 1},
+                        detected=level > 0, false_rows=[], injection=None)
+        with open(os.path.join(runs, "0.05-000.json"), "w") as f:  # the last one planned
+            json.dump(rec(0.05, 0), f)
+        ran = []
+        saved = gate_power.one_compare
+        gate_power.one_compare = lambda ctx, level, i: ran.append((level, i)) or rec(level, i)
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                got = gate_power.measure(dict(runs=runs, key=key), [(0, 2), (0.05, 1)],
+                                         lambda records: None)
+        finally:
+            gate_power.one_compare = saved
+        lines = out.getvalue().splitlines()
+        check(ran == [(0, 0), (0, 1)] and [len(got[0]), len(got[0.05])] == [2, 1],
+              "measure: the recorded compare skipped, the others run (%s)" % ran)
+        check(lines[0].endswith("ETA 1 min") and lines[1].endswith("ETA 0 min"),
+              "measure: the ETA counts only the compares still to run: %s" % lines)
+
+
 def test_confirmation_of():
     rec = dict(tests=[dict(kind="strategy", name="a/x", counted=True, share=0.5,
                            second=dict(base=[], head=[], widen=1.0)),
@@ -205,6 +234,7 @@ def test_confirmation_of():
 
 
 test_targets()
+test_measure_resumes()
 test_confirmation_of()
 test_inject_envs()
 test_injection_reach()
