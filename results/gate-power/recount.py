@@ -11,13 +11,14 @@ such line, so its time-only improvements come out undecided.
 
 usage: results/gate-power/recount.py RUNS_DIR [RUNS_DIR...]
   RUNS_DIR  a series' runs directory (results/gate-power/<label>-runs), whose compares were
-            kept (<level>-<index>/compare.json)
+            kept (<level>-<index>/compare.json, or compare.json.gz as committed here)
 Prints one line per compare (its recorded and its recounted verdict counts) and, per level,
 the recounted number of strategies decided in each compare; exit 1 when a directory is missing
 or holds no kept compare, or a compare.json cannot be read, 2 on usage.
 """
 import collections
 import glob
+import gzip
 import json
 import os
 import sys
@@ -46,11 +47,11 @@ def recount(path):
     """(recorded, recounted) verdict counts of the compare.json at path; ValueError naming
     the file when it cannot be read or lacks what a compare records."""
     try:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             doc = json.load(f)
         opts = Options(min_effect=doc["settings"]["min_effect"])
         again = strategies.relined(doc["rows"], doc["strategies"], opts)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, EOFError) as e:
         raise ValueError("%s: not readable as JSON (%s)" % (path, e))
     except (KeyError, TypeError) as e:
         raise ValueError("%s: not a compare.json (schema hotbench-compare/1): %s %s" % (
@@ -68,7 +69,8 @@ def main(argv):
             print("recount: %s: no such directory" % runs, file=sys.stderr)
             status = 1
             continue
-        paths = sorted(glob.glob(os.path.join(runs, "*", "compare.json")))
+        paths = sorted(glob.glob(os.path.join(runs, "*", "compare.json")) +
+                       glob.glob(os.path.join(runs, "*", "compare.json.gz")))
         if not paths:
             print("recount: %s holds no kept compare (<level>-<index>/compare.json): was the "
                   "series run with --keep?" % runs, file=sys.stderr)
