@@ -1,16 +1,17 @@
 #!/bin/bash
 # make bench-ci of a one-commit pull request (one comment changed) on a clean clone of main, on
-# an otherwise idle machine; both builds from scratch. Output in /var/tmp/bci-idle/.
+# an otherwise idle machine; both builds from scratch. Output in $1 (default /var/tmp/bci-idle/).
 set -u
-mkdir -p /var/tmp/bci-idle && rm -rf /var/tmp/bci-idle/repo
-git clone -q /work/main /var/tmp/bci-idle/repo && cd /var/tmp/bci-idle/repo || exit 1
+out=${1:-/var/tmp/bci-idle}
+mkdir -p "$out" && rm -rf "$out/repo"
+git clone -q /work/main $out/repo && cd $out/repo || exit 1
 echo '/* a comment changed: make bench-ci idle */' >> harness/hb_err.c
 git -c user.name=t -c user.email=t@t commit -qam "hb_err.c: a comment changed" || exit 1
 git log --oneline -2
 uptime
-( while sleep 30; do uptime; done ) > /var/tmp/bci-idle/uptime.log & u=$!
+( while sleep 30; do uptime; done ) > $out/uptime.log & u=$!
 start=$(date +%s)
-CI=true make bench-ci > /var/tmp/bci-idle/bench-ci.log 2>&1
+CI=true make bench-ci > $out/bench-ci.log 2>&1
 echo "exit $? after $(( $(date +%s) - start )) s"
 kill $u
 uptime
