@@ -322,13 +322,13 @@ def measure(ctx, plan, write):
     """Every compare of plan ([(level, n)]), skipping those recorded; write(records) after each.
     Returns {level: [record]}."""
     records = {level: [] for level, _ in plan}
-    paths = [(level, n, i, os.path.join(ctx["runs"], "%g-%03d.json" % (level, i)))
-             for level, n in plan for i in range(n)]
+    planned = [(level, n, i, recorded(os.path.join(ctx["runs"], "%g-%03d.json" % (level, i)),
+                                      ctx["key"]))
+               for level, n in plan for i in range(n)]
     # the ETA counts only the compares still to run (a resumed series skips its records)
-    total = sum(1 for *_, path in paths if recorded(path, ctx["key"]) is None)
+    total = sum(1 for *_, rec in planned if rec is None)
     done, walls = 0, []
-    for level, n, i, path in paths:
-        rec = recorded(path, ctx["key"])
+    for level, n, i, rec in planned:
         fresh = rec is None
         if fresh:
             rec = one_compare(ctx, level, i)

@@ -25,26 +25,17 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts"))
-from hotbench.compare import strategies  # noqa: E402  (the path above first)
+from hotbench.compare import strategies, table  # noqa: E402  (the path above first)
 from hotbench.compare.engine import Options  # noqa: E402
 
-DECIDED = ("regressed", "failed", "accepted", "improved", "same")
 
-
-def counts(lines):
-    """{verdict: number of strategies} of strategy lines."""
-    return collections.Counter(st["verdict"] for st in lines)
-
-
-def text(c):
-    """'2 of 78 decided (1 improved, 1 same)'."""
-    decided = {v: c[v] for v in DECIDED if c.get(v)}
-    return "%d of %d decided%s" % (sum(decided.values()), sum(c.values()), " (%s)" % ", ".join(
-        "%d %s" % (n, v) for v, n in decided.items()) if decided else "")
+def decided(lines):
+    """How many of the strategy lines are decided (strategies.DECIDED)."""
+    return sum(1 for st in lines if st["verdict"] in strategies.DECIDED)
 
 
 def recount(path):
-    """(recorded, recounted) verdict counts of the compare.json at path; ValueError naming
+    """(recorded, recounted) strategy lines of the compare.json at path; ValueError naming
     the file when it cannot be read or lacks what a compare records."""
     try:
         with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
@@ -56,7 +47,7 @@ def recount(path):
     except (KeyError, TypeError) as e:
         raise ValueError("%s: not a compare.json (schema hotbench-compare/1): %s %s" % (
             path, type(e).__name__, e))
-    return counts(doc["strategies"]), counts(again)
+    return doc["strategies"], again
 
 
 def main(argv):
@@ -85,12 +76,13 @@ def main(argv):
                 print("recount: %s" % e, file=sys.stderr)
                 status = 1
                 continue
-            by_level[name.split("-")[0]].append(sum(after[v] for v in DECIDED))
-            print("%s %s: recorded %s; recounted %s" % (runs.rstrip("/"), name, text(before),
-                                                       text(after)))
-        for level, decided in sorted(by_level.items()):
+            by_level[name.split("-")[0]].append(decided(after))
+            print("%s %s: recorded %s; recounted %s" % (
+                runs.rstrip("/"), name, table.decided_text(before)[len("strategies: "):],
+                table.decided_text(after)[len("strategies: "):]))
+        for level, numbers in sorted(by_level.items()):
             print("%s level %s: strategies decided (recounted) per compare: %s" % (
-                runs.rstrip("/"), level, " ".join(map(str, decided))))
+                runs.rstrip("/"), level, " ".join(map(str, numbers))))
     return status
 
 

@@ -24,7 +24,8 @@ priced like its neighbours) with bench.py's terms (hotbench/estimate.py), split 
               sequential.ANCHORS anchors, when --second-round-by is on (engine.py plans the
               round from the screening's time): in the likely total when the probe and the
               screening are priced to end within --second-round-by (a round ran in all 11
-              compares of the e3cd4d2 series, 49-59 s), in the range's top always
+              compares of the e3cd4d2 series on the EPYC VM, 49-59 s, and in 8 of the 30 at
+              ec5d069 on the Intel one), in the range's top always
   callgrind   the two arms side by side, each VALGRIND_START_S + C_BENCH per benchmark +
               CALLGRIND_SLOWDOWN x (1 + C_T) x t per benchmark of the instruction selection
 

@@ -15,9 +15,8 @@ difference is no evidence (random_effects.py makes the confirmation's interval c
 import math
 import statistics
 
+from .confirmation import ALPHA
 from .verdicts import ORDER, describe_time, pct, time_verdict
-
-ALPHA = 0.05  # two-sided: the strategies' `improved` lines at 1 - ALPHA / m (improved_level)
 
 DECIDED = ("failed", "regressed", "accepted", "improved", "same")
 
@@ -179,11 +178,12 @@ def strategy_line(family, rows, samples, opts, again=None, k=1):
                   for lb in ("base", "head")}
         widen = max(samples.widen(timed), again.widen(timed) if again else 1.0)
         tv = time_verdict(pooled["base"], pooled["head"], opts.min_effect, widen=widen)
-        ctv = improved_by(rows, again, opts, improved_level(k))
+        level = improved_level(k)
+        ctv = improved_by(rows, again, opts, level)
         if ctv:
             tv["improved"] = "%s, faster at %s (Bonferroni over the %d strateg%s it " \
-                "measured)" % (describe_time(ctv, "confirmation"),
-                               pct_level(improved_level(k)), k, "y" if k == 1 else "ies")
+                "measured)" % (describe_time(ctv, "confirmation"), pct_level(level), k,
+                               "y" if k == 1 else "ies")
     return line(family, rows, tv, opts)
 
 
