@@ -870,6 +870,35 @@ class StrategyLines(unittest.TestCase):
         self.assertIn("no confirmation said so", st["why"])
         self.assertIsNone(strategies.improved_by(rows, None, Options(), 0.95))
 
+    def test_improved_beyond_the_copies_spread_and_by_the_lines_estimate(self):
+        # the head's copies run 5% and 7% faster and as the base: the rank interval says
+        # faster, the interval with the copy a random effect does not
+        rng = np.random.default_rng(3)
+        base = [1e-3 * (1 + 0.005 * rng.standard_normal()) for _ in range(12)]
+        head = [1e-3 * (0.95, 0.93, 1.0)[k % 3] * (1 + 0.005 * rng.standard_normal())
+                for k in range(12)]
+        s = samples_of({"base": {"g/a/n:1": base}, "head": {"g/a/n:1": head}})
+        rows = [dict(name="g/a/n:1", family="g/a", params={"n": 1}, n_base=12, n_head=12,
+                     verdict="inconclusive", check="time", checks=[])]
+        self.assertEqual(time_verdict(s.pooled("base", ["g/a/n:1"]),
+                                      s.pooled("head", ["g/a/n:1"]), 0.02)["verdict"],
+                         "improved")
+        self.assertIsNone(strategies.improved_by(rows, s, Options(), 0.95))
+        # every copy 3% faster: improved
+        fast = samples_of({"base": {"g/a/n:1": base},
+                           "head": {"g/a/n:1": [v * 0.97 for v in base]}})
+        self.assertIsNotNone(strategies.improved_by(rows, fast, Options(), 0.95))
+        # the screening's 20 processes 3% slower, the confirmation's 12 3% faster: the
+        # confirmation says improved, both rounds pooled do not; the line is no `improved`
+        screen = samples_of({"base": {"g/a/n:1": base + base[:8]},
+                             "head": {"g/a/n:1": [v * 1.03 for v in base + base[:8]]}})
+        st = strategies.strategy_line("g/a", rows, screen, Options(), fast, 1)
+        self.assertNotEqual(st["verdict"], "improved")
+        self.assertGreater(st["ratio"], 1.0)
+        self.assertIn("the confirmation's processes alone", st["why"])
+        self.assertEqual(strategies.strategy_line("g/a", rows, fast, Options(), fast, 1)[
+            "verdict"], "improved")
+
 
 class Outputs(unittest.TestCase):
     def test_json_has_no_nan(self):
