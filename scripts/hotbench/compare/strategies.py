@@ -134,11 +134,12 @@ def confirmed_names(rows, again):
 
 def improved_by(rows, again, opts, level):
     """The confirmation's time verdict of the strategy's sizes pooled (those it measured:
-    confirmed_names) at level, when it says `improved`, else None. The confirmation's processes
-    are fresh, so the screening's choice of which strategies to send there does not bias it.
-    As for a slowdown (confirmation.test_verdict), where an arm's copies differ the interval
-    with the copy a random effect (random_effects.py) must lie below 1 too: a fast copy of the
-    head is no improvement of the head."""
+    confirmed_names) at level, when its rank interval says `improved`, else None. The
+    confirmation's processes are fresh, so the screening's choice of which strategies to send
+    there does not bias it. As for a slowdown (confirmation.test_verdict), where an arm's copies
+    differ the interval with the copy a random effect (random_effects.py) must lie below 1 too
+    (a fast copy of the head is no improvement of the head): where it does not, the verdict is
+    "inconclusive" and its why names that interval."""
     names = confirmed_names(rows, again)
     if not names:
         return None
@@ -149,10 +150,15 @@ def improved_by(rows, again, opts, level):
         return None
     re = random_effects.interval(again.pooled("base", names, with_copy=True),
                                  again.pooled("head", names, with_copy=True), level)
-    if re is not None and max(re["copy_sd"].values()) > 0 and \
-            widened(re["ratio"], re["ci"][0], re["ci"][1], widen)[1] >= 1.0:
-        return None
-    return ctv
+    if re is None or max(re["copy_sd"].values()) == 0:
+        return ctv
+    lo, hi = widened(re["ratio"], re["ci"][0], re["ci"][1], widen)
+    if hi < 1.0:
+        return ctv
+    return dict(ctv, verdict="inconclusive", why="not beyond the copies' own spread: %s "
+                "[%s, %s] with the copy a random effect (copies' sd: base %.1f%%, head %.1f%%)"
+                % (pct(re["ratio"]), pct(lo), pct(hi), re["copy_sd"]["base"] * 100,
+                   re["copy_sd"]["head"] * 100))
 
 
 def relined(rows, recorded, opts):
@@ -182,39 +188,43 @@ def in_order(lines):
 
 def strategy_line(family, rows, samples, opts, again=None, k=1):
     """The summary of one strategy from its rows (the module's rules); k: the strategies the
-    confirmation measured, whose processes say `improved` at improved_level(k) (improved_by),
-    the text kept as tv["improved"] when the line's own estimate (both rounds pooled) is below
-    1 too, else as tv["alone"], a note: a line never reads `improved` over a slower estimate
-    (one unchanged compare of 20 at ec5d069 had such a line: the confirmation -2.4% at 99.76%,
-    both rounds +1.2%, results/gate-power/default-idle-ec5d069-runs/0-019)."""
+    confirmation measured. Where the confirmation's processes say `improved` at
+    improved_level(k) (improved_by), the text is kept as tv["improved"] (line() makes the
+    strategy improved only when its own estimate is below 1 too); where only their rank
+    interval does, as tv["alone"], a note."""
     timed = [r["name"] for r in rows if r.get("n_base") and r.get("n_head")]
     tv = None
     if timed:
-        pooled = {lb: samples.pooled(lb, timed) + (again.pooled(lb, timed) if again else [])
-                  for lb in ("base", "head")}
+        conf = {lb: again.pooled(lb, timed) if again else [] for lb in ("base", "head")}
+        pooled = {lb: samples.pooled(lb, timed) + conf[lb] for lb in ("base", "head")}
         widen = max(samples.widen(timed), again.widen(timed) if again else 1.0)
         tv = time_verdict(pooled["base"], pooled["head"], opts.min_effect, widen=widen)
+        tv["stage"] = "screening and confirmation" if conf["base"] and conf["head"] \
+            else "screening"
         level = improved_level(k)
         ctv = improved_by(rows, again, opts, level)
-        said = "%s, faster at %s (Bonferroni over the %d strateg%s it measured)" % (
-            describe_time(ctv, "confirmation"), pct_level(level), k,
-            "y" if k == 1 else "ies") if ctv else ""
-        if ctv and tv.get("ratio") is not None and tv["ratio"] < 1.0:
-            tv["improved"] = said
-        elif ctv:  # the line's own estimate (both rounds) says slower: no `improved` under it
-            tv["alone"] = said
+        if ctv:
+            said = "%s, faster at %s (Bonferroni over the %d strateg%s it measured)" % (
+                describe_time(ctv, "confirmation"), pct_level(level), k,
+                "y" if k == 1 else "ies")
+            tv["improved" if ctv["verdict"] == "improved" else "alone"] = \
+                said if ctv["verdict"] == "improved" else "%s; %s" % (said, ctv["why"])
     return line(family, rows, tv, opts)
 
 
 def line(family, rows, tv, opts):
     """strategy_line's dict from its rows and tv, the time verdict of its sizes pooled (None
     when no size was timed); "pooled" keeps tv's verdict and runs (compare.json: a merge of
-    shards makes the line again from it, merge.py)."""
+    shards makes the line again from it, merge.py). A strategy is improved by its confirmation
+    (tv["improved"]) only when its line's estimate (ratio) is below 1 too: a line never reads
+    `improved` over a slower estimate (one unchanged compare of 20 at ec5d069 had such a line,
+    its one suspect size -2.4% at 99.76% in the confirmation, the strategy's sizes +1.2% in
+    the screening: results/gate-power/default-idle-ec5d069-runs/0-019)."""
     timed = [r["name"] for r in rows if r.get("n_base") and r.get("n_head")]
     out = dict(family=family, sizes=len(rows), timed=len(timed),
                ratio=tv and tv.get("ratio"), ci=tv and tv.get("ci"),
                pooled=tv and {k: tv.get(k) for k in ("verdict", "n_base", "n_head", "why",
-                                                     "improved", "alone")})
+                                                     "improved", "alone", "stage")})
     verdicts = [r["verdict"] for r in rows]
     for v in ("failed", "regressed", "accepted"):
         hit = [r for r in rows if r["verdict"] == v]
@@ -227,18 +237,21 @@ def line(family, rows, tv, opts):
         out.update(verdict="improved", why="%d of %d sizes improved (instructions): %s" % (
             len(counted), len(rows), ", ".join(sizes(counted))))
         return out
+    note = tv and tv.get("alone") and "the confirmation's processes: " + tv["alone"]
     if tv and tv.get("improved"):
-        out.update(verdict="improved", why="sizes pooled: " + tv["improved"])
-        return out
+        if tv.get("ratio") is not None and tv["ratio"] < 1.0:
+            out.update(verdict="improved", why="sizes pooled: " + tv["improved"])
+            return out
+        note = "the confirmation's processes: %s; but not the line's estimate" % tv["improved"]
+    stage = (tv or {}).get("stage") or "screening"
     if all(v == "not-measured" for v in verdicts):
         out.update(verdict="not-measured", why=rows[0]["check"])
     elif tv and tv["verdict"] == "same":
-        out.update(verdict="same", why="sizes pooled: " + describe_time(tv, "screening"))
+        out.update(verdict="same", why="sizes pooled: " + describe_time(tv, stage))
     else:
         out.update(verdict="undecided", why=undecided_why(rows, tv, opts))
-    if tv and tv.get("alone"):
-        out["why"] += "; the confirmation's processes alone: %s, but both rounds pooled " \
-            "not faster" % tv["alone"]
+    if note:
+        out["why"] += "; " + note
     faster = [r for r in rows if r["verdict"] == "improved"]
     if faster:
         out["why"] += "; %d of %d sizes faster in the screening alone (not confirmed): %s" % (
@@ -293,7 +306,7 @@ def undecided_why(rows, tv, opts):
         return "fewer than 2 processes a side"
     lo, hi = tv["ci"]
     if tv.get("verdict") == "improved":
-        return "sizes pooled %s [%s, %s]: faster at 95%% with the screening's processes; no " \
-            "confirmation said so" % (pct(tv["ratio"]), pct(lo), pct(hi))
+        return "sizes pooled %s [%s, %s]: faster at 95%% with the %s's processes; not " \
+            "confirmed" % (pct(tv["ratio"]), pct(lo), pct(hi), tv.get("stage") or "screening")
     return "sizes pooled %s [%s, %s]: wider than +-%g%%" % (
         pct(tv["ratio"]), pct(lo), pct(hi), opts.min_effect * 100)
