@@ -207,8 +207,10 @@ def strategy_line(family, rows, samples, opts, again=None, k=1):
             said = "%s, faster at %s (Bonferroni over the %d strateg%s it measured)" % (
                 describe_time(ctv, "confirmation"), pct_level(level), k,
                 "y" if k == 1 else "ies")
-            tv["improved" if ctv["verdict"] == "improved" else "alone"] = \
-                said if ctv["verdict"] == "improved" else "%s; %s" % (said, ctv["why"])
+            if ctv["verdict"] == "improved":
+                tv["improved"] = said
+            else:
+                tv["alone"] = "%s; %s" % (said, ctv["why"])
     return line(family, rows, tv, opts)
 
 
