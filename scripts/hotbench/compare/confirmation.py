@@ -327,11 +327,17 @@ def test_verdict(base, head, level, opts, widen=1.0):
     differ = re is not None and max(re["copy_sd"].values()) > 0
     if tv["verdict"] == "regressed" and differ and re["ci"][0] <= 1 + opts.min_effect / 2:
         tv["verdict"] = "inconclusive"
-        tv["why"] = "not beyond the copies' own spread: %s [%s, %s] with the copy a random " \
-            "effect (copies' sd: base %.1f%%, head %.1f%%)" % (
-                pct(re["ratio"]), pct(re["ci"][0]), pct(re["ci"][1]),
-                re["copy_sd"]["base"] * 100, re["copy_sd"]["head"] * 100)
+        tv["why"] = spread_why(re)
     return tv
+
+
+def spread_why(re):
+    """Why a time verdict is not beyond the copies' own spread, from re (random_effects.interval,
+    its ci as the verdict used it): 'not beyond the copies' own spread: ...'."""
+    return "not beyond the copies' own spread: %s [%s, %s] with the copy a random effect " \
+        "(copies' sd: base %.1f%%, head %.1f%%)" % (
+            pct(re["ratio"]), pct(re["ci"][0]), pct(re["ci"][1]),
+            re["copy_sd"]["base"] * 100, re["copy_sd"]["head"] * 100)
 
 
 def step_down(tests, opts, second=None, share=1.0):

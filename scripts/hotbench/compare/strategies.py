@@ -17,7 +17,7 @@ import statistics
 
 from . import random_effects
 from .blocks import widened
-from .confirmation import ALPHA
+from .confirmation import ALPHA, spread_why
 from .verdicts import ORDER, describe_time, pct, time_verdict
 
 DECIDED = ("failed", "regressed", "accepted", "improved", "same")
@@ -152,13 +152,10 @@ def improved_by(rows, again, opts, level):
                                  again.pooled("head", names, with_copy=True), level)
     if re is None or max(re["copy_sd"].values()) == 0:
         return ctv
-    lo, hi = widened(re["ratio"], re["ci"][0], re["ci"][1], widen)
-    if hi < 1.0:
+    re["ci"] = list(widened(re["ratio"], re["ci"][0], re["ci"][1], widen))
+    if re["ci"][1] < 1.0:
         return ctv
-    return dict(ctv, verdict="inconclusive", why="not beyond the copies' own spread: %s "
-                "[%s, %s] with the copy a random effect (copies' sd: base %.1f%%, head %.1f%%)"
-                % (pct(re["ratio"]), pct(lo), pct(hi), re["copy_sd"]["base"] * 100,
-                   re["copy_sd"]["head"] * 100))
+    return dict(ctv, verdict="inconclusive", why=spread_why(re))
 
 
 def relined(rows, recorded, opts):
