@@ -21,7 +21,8 @@ compare=(/usr/bin/python3 "$src/scripts/compare.py")
 # the arms set HB_INJECT themselves
 unset HB_INJECT HB_INJECT_SELECT
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# kept when a check failed, to see why (its compare's trials, compare.json and output)
+trap 'if [ "${fail:-0}" -eq 0 ]; then rm -rf "$work"; else echo "test_gate: kept $work" >&2; fi' EXIT
 export HB_DATA_DIR=$work/data
 
 source "$(dirname "$0")/testlib.sh"
@@ -79,11 +80,25 @@ check "unchanged: one line per strategy, the decided ones counted" \
     grep -Eq '^strategies: [0-9]+ of 5 decided' "$work/unchanged.out"
 check "unchanged: each arm ran from 3 copies, their spread shown" \
     grep -Eq '^copies: each arm ran from 3 copies of its binary' "$work/unchanged.out"
+# A second confirmation round, where one runs (a suspect left undecided), writes copies 4 to 11
+# (sequential.COPIES).
 check "unchanged: compare.json names the head's own file" /usr/bin/python3 -c 'import json, sys
 d = json.load(open(sys.argv[1] + "/compare.json"))
-sys.exit(not (d["head"]["binary"] == sys.argv[2] and d["base"]["binary"] != sys.argv[2] and
-              d["head"]["copies"] == 3 and d["head"]["sha256"] == d["base"]["sha256"] and
-              {p["copy"] for p in d["processes"]} == {1, 2, 3}))' \
+first = {p["copy"] for p in d["processes"] if p["tag"] != "confirm2"}
+later = {p["copy"] for p in d["processes"] if p["tag"] == "confirm2"}
+wrong = [why for why, bad in (
+    ("head binary %r, not %r" % (d["head"]["binary"], sys.argv[2]), d["head"]["binary"] != sys.argv[2]),
+    ("the base binary is %r too" % sys.argv[2], d["base"]["binary"] == sys.argv[2]),
+    ("head copies %r, not %d" % (d["head"]["copies"], 11 if later else 3),
+     d["head"]["copies"] != (11 if later else 3)),
+    ("sha256 differ: base %s, head %s" % (d["base"]["sha256"], d["head"]["sha256"]),
+     d["head"]["sha256"] != d["base"]["sha256"]),
+    ("the first round ran from copies %r, not 1 to 3" % sorted(first), first != {1, 2, 3}),
+    ("the second round ran from copies %r, not after 3" % sorted(later), any(c <= 3 for c in later)))
+    if bad]
+for why in wrong:
+    print("test_gate: compare.json:", why, file=sys.stderr)
+sys.exit(bool(wrong))' \
     "$work/unchanged" "$work/head-build/hotbench"
 check "unchanged: no regression" bash -c "! grep -q '^REGRESSED' '$work/unchanged.out'"
 # its speed may be inconclusive on a loaded machine (noise is never a failure); listed with its

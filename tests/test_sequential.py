@@ -141,7 +141,10 @@ class Copies(unittest.TestCase):
                 f.write(b"\x7fELF" + b"x" * 100)
             a = Arm("base", binary)
             first = copies.write(a, 3, d)
+            self.assertEqual(a.describe()["copies"], 3)
             again = copies.write(a, 3, d, first=4)
+            # compare.json counts every file the arm ran from, both rounds'
+            self.assertEqual(a.describe()["copies"], 6)
             self.assertEqual([os.path.basename(os.path.dirname(p)) for p in again],
                              ["base-4", "base-5", "base-6"])
             self.assertFalse(set(first) & set(again))

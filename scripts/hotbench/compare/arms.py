@@ -18,6 +18,8 @@ class Arm:
 
     def describe(self):
         """A dict for compare.json: label, rev, commit, binary, env, sha256 (of the binary,
-        None when not copied) and copies (how many files its processes ran from)."""
+        None when not copied) and copies (how many files its processes ran from: a second
+        confirmation round's copies follow the first round's, copies.write's first)."""
         return dict(label=self.label, rev=self.rev, commit=self.commit, binary=self.binary,
-                    env=self.env, sha256=self.sha256, copies=len(self.copies))
+                    env=self.env, sha256=self.sha256,
+                    copies=getattr(self, "first_copy", 1) - 1 + len(self.copies))
