@@ -22,7 +22,7 @@ compare=(/usr/bin/python3 "$src/scripts/compare.py")
 unset HB_INJECT HB_INJECT_SELECT
 work=$(mktemp -d)
 # kept when a check failed, to see why (its compare's trials, compare.json and output)
-trap 'if [ "${fail:-0}" -eq 0 ]; then rm -rf "$work"; else echo "test_gate: kept $work" >&2; fi' EXIT
+trap '[ "${fail:-0}" -eq 0 ] && rm -rf "$work" || echo "test_gate: kept $work" >&2' EXIT
 export HB_DATA_DIR=$work/data
 
 source "$(dirname "$0")/testlib.sh"
@@ -87,14 +87,16 @@ d = json.load(open(sys.argv[1] + "/compare.json"))
 first = {p["copy"] for p in d["processes"] if p["tag"] != "confirm2"}
 later = {p["copy"] for p in d["processes"] if p["tag"] == "confirm2"}
 wrong = [why for why, bad in (
-    ("head binary %r, not %r" % (d["head"]["binary"], sys.argv[2]), d["head"]["binary"] != sys.argv[2]),
+    ("head binary %r, not %r" % (d["head"]["binary"], sys.argv[2]),
+     d["head"]["binary"] != sys.argv[2]),
     ("the base binary is %r too" % sys.argv[2], d["base"]["binary"] == sys.argv[2]),
     ("head copies %r, not %d" % (d["head"]["copies"], 11 if later else 3),
      d["head"]["copies"] != (11 if later else 3)),
     ("sha256 differ: base %s, head %s" % (d["base"]["sha256"], d["head"]["sha256"]),
      d["head"]["sha256"] != d["base"]["sha256"]),
     ("the first round ran from copies %r, not 1 to 3" % sorted(first), first != {1, 2, 3}),
-    ("the second round ran from copies %r, not after 3" % sorted(later), any(c <= 3 for c in later)))
+    ("the second round ran from copies %r, not after 3" % sorted(later),
+     any(c <= 3 for c in later)))
     if bad]
 for why in wrong:
     print("test_gate: compare.json:", why, file=sys.stderr)
