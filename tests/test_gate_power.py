@@ -107,8 +107,15 @@ def test_goals():
     for r in recs:
         r["injected_rows"] = [{"ratio": 1.30}]
     g = power.goals([power.summarize(0.05, recs)], True)[0]
-    check(g[1] == "pass" and "measured +30.0%, not 5%" in g[2],
-          "a 5%% injection measured as +30%% is said beside the pass (%s)" % g[2])
+    check(g[1] == "not measured" and "measured +30.0%, not 5%" in g[2],
+          "a 5%% injection measured as +30%% leaves the goal not measured (%s)" % (g,))
+    for ratio, want in ((1.079, "not measured"), (1.061, "pass"), (1.039, "pass"),
+                        (1.036, "not measured")):
+        for r in recs:
+            r["injected_rows"] = [{"ratio": ratio}]
+        g = power.goals([power.summarize(0.05, recs)], True)[0]
+        check(g[1] == want, "a 5%% injection measured as %+.1f%%: %s (%s)" % (
+            (ratio - 1) * 100, want, g))
     s = power.summarize(0.05, records(0.05, 10, 9, false=2))
     check((s["detections"], s["rate"], s["false_compares"], s["false_rows"]) == (9, 0.9, 2, 2),
           "summarize counts detections, rate and false alarms")

@@ -169,21 +169,23 @@ def decided_text(records):
 
 def _off(line):
     """Whether the change measured on the injected rows is far from the nominal slowdown (more
-    than half of it off, and more than 2 points)."""
+    than a quarter of it off, and more than 1 point: at 5%, outside +3.75% to +6.25%)."""
     c = line.get("change_median")
-    return c is not None and abs(c - line["level"]) > max(0.02, line["level"] / 2)
+    return c is not None and abs(c - line["level"]) > max(0.01, line["level"] / 4)
 
 
 def goals(lines, default_options):
     """The goals judged on the table. lines: summarize()'s dicts; default_options: whether the
-    compares ran with the default filter and rounds (the time goal is about those).
-    Returns a list of (goal, "pass" | "fail" | "not measured", detail)."""
+    compares ran with the default filter and rounds (the time goal is about those). The
+    detection goal is "not measured" when the injection missed its size (_off): its detections
+    are of another slowdown. Returns a list of (goal, "pass" | "fail" | "not measured",
+    detail)."""
     by = {line["level"]: line for line in lines if line["compares"]}
     out = []
     k, n = GOAL_DETECTIONS
     at = by.get(GOAL_LEVEL)
     out.append(("detections at %g%% >= %d/%d" % (GOAL_LEVEL * 100, k, n),
-                "not measured" if not at else
+                "not measured" if not at or _off(at) else
                 "pass" if at["detections"] * n >= k * at["compares"] else "fail",
                 ("%d/%d" % (at["detections"], at["compares"]) +
                  (" compares: fewer than %d, indicative only" % n if at["compares"] < n else ""))
