@@ -346,6 +346,13 @@ class Refusals(unittest.TestCase):
             self.assertIn("shard-1", msg)
             self.assertIn("shard-2", msg)
 
+    def test_a_second_round_of_one_shard_is_no_difference(self):
+        # shard 2 ran a second confirmation round: its arms ran from 3 + 8 files
+        docs = copy.deepcopy(self.docs)
+        for arm in ("base", "head"):
+            docs[1][1][arm]["copies"] = 11
+        merge.check(docs)
+
     def test_not_a_shard_or_twice(self):
         docs = copy.deepcopy(self.docs)
         docs[1][1]["shard"]["index"] = 1

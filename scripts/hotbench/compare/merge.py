@@ -47,7 +47,9 @@ INCOMPLETE = 2  # the exit status of a merge with a shard missing (and of a refu
 # for those a shard narrows to its part (the record keeps the selection's).
 SHARD_KEYS = ("count", "selection_sha256", "benchmarks", "filter", "ir_filter", "instructions",
               "parts")
-ARM_KEYS = ("commit", "sha256", "env", "copies")
+# An arm's copies are not among them: settings.copies holds --copies, and a shard that ran a
+# second confirmation round ran from more files (arms.Arm.describe).
+ARM_KEYS = ("commit", "sha256", "env")
 NARROWED = ("filter", "ir_filter", "instructions")
 
 
@@ -221,12 +223,14 @@ def accept(rows):
             accepted.mark(r, r["accepted"])
 
 
-def arm_of(doc, label):
-    """An arms.Arm standing for compare.json's arm label."""
-    a = doc[label]
+def arm_of(docs, label):
+    """An arms.Arm standing for the shards' (docs: [(dir, document)]) arm label: the first's,
+    with the most files any shard's processes of it ran from."""
+    a = docs[0][1][label]
     arm = Arm(label, a.get("binary"), a.get("env"), a.get("commit"), a.get("rev"))
     arm.sha256 = a.get("sha256")
-    arm.copies = [a.get("binary")] * max(1, a.get("copies") or 1)
+    most = max((doc[label].get("copies") or 1) for _, doc in docs)
+    arm.copies = [a.get("binary")] * max(1, most)
     return arm
 
 
@@ -254,7 +258,7 @@ def merge(docs, absent):
     lines = strategies.relined(rows, [st for _, doc in docs for st in doc.get("strategies") or []],
                                opts)  # after the acceptances, as the compare does
     settings = dict(ref["settings"], **{k: ref["shard"].get(k) for k in NARROWED})
-    result = Result(arm_of(ref, "base"), arm_of(ref, "head"), rows,
+    result = Result(arm_of(docs, "base"), arm_of(docs, "head"), rows,
                     max(doc.get("duration_s") or 0.0 for _, doc in docs), settings,
                     [dict(p, shard=doc["shard"]["index"], json=p.get("json") or "")
                      for _, doc in docs for p in doc.get("processes") or []])
