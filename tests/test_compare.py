@@ -868,7 +868,18 @@ class StrategyLines(unittest.TestCase):
         st = strategies.strategy_line("g/a", rows, s, Options(), s, 78)
         self.assertEqual(st["verdict"], "undecided")
         self.assertIn("not confirmed", st["why"])
-        self.assertIsNone(strategies.improved_by(rows, None, Options(), 0.95))
+        self.assertIsNone(strategies.confirmation_values(rows, None))
+        self.assertIsNone(strategies.improved_by(None, Options(), 0.95))
+        # a merge of shards (relined) judges again over every shard's confirmed strategies: the
+        # line improved alone, with 77 others confirmed beside it (other shards) not; its
+        # record goes through compare.json
+        one = json.loads(json.dumps(strategies.strategy_line("g/a", rows, s, Options(), s, 1)))
+        self.assertEqual(strategies.relined(rows, [one], Options())[0]["verdict"], "improved")
+        others = [dict(one, family="g/o%d" % i) for i in range(77)]
+        st = strategies.relined(rows, [one] + others, Options())[0]
+        self.assertEqual(st["verdict"], "undecided")
+        self.assertIn("faster at 95% (Bonferroni over the 1 strategy it measured)", one["why"])
+        self.assertNotIn("Bonferroni over the 1 strategy", st["why"])
 
     def test_improved_beyond_the_copies_spread_and_by_the_lines_estimate(self):
         # the head's copies run 5% and 7% faster and as the base: the rank interval says
@@ -883,7 +894,7 @@ class StrategyLines(unittest.TestCase):
         self.assertEqual(time_verdict(s.pooled("base", ["g/a/n:1"]),
                                       s.pooled("head", ["g/a/n:1"]), 0.02)["verdict"],
                          "improved")
-        veto = strategies.improved_by(rows, s, Options(), 0.95)
+        veto = strategies.improved_by(strategies.confirmation_values(rows, s), Options(), 0.95)
         self.assertEqual(veto["verdict"], "inconclusive")
         self.assertIn("not beyond the copies' own spread", veto["why"])
         st = strategies.strategy_line("g/a", rows, s, Options(), s, 1)
@@ -893,8 +904,8 @@ class StrategyLines(unittest.TestCase):
         # every copy 3% faster: improved
         fast = samples_of({"base": {"g/a/n:1": base},
                            "head": {"g/a/n:1": [v * 0.97 for v in base]}})
-        self.assertEqual(strategies.improved_by(rows, fast, Options(), 0.95)["verdict"],
-                         "improved")
+        self.assertEqual(strategies.improved_by(strategies.confirmation_values(rows, fast),
+                                                Options(), 0.95)["verdict"], "improved")
         self.assertEqual(strategies.strategy_line("g/a", rows, fast, Options(), fast, 1)[
             "verdict"], "improved")
         # the screening's 20 processes 3% slower, the confirmation's 12 3% faster: the

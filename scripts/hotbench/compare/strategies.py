@@ -132,38 +132,75 @@ def confirmed_names(rows, again):
     return [n for n in timed if again.values("base", n) and again.values("head", n)]
 
 
-def improved_by(rows, again, opts, level):
-    """The confirmation's time verdict of the strategy's sizes pooled (those it measured:
-    confirmed_names) at level, when its rank interval says `improved`, else None. The
-    confirmation's processes are fresh, so the screening's choice of which strategies to send
-    there does not bias it. As for a slowdown (confirmation.test_verdict), where an arm's copies
-    differ the interval with the copy a random effect (random_effects.py) must lie below 1 too
-    (a fast copy of the head is no improvement of the head): where it does not, the verdict is
-    "inconclusive" and its why names that interval."""
+def confirmation_values(rows, again):
+    """The confirmation's (again's) values of the strategy's sizes pooled, those it measured
+    (confirmed_names): {"base": [[copy, value], ...], "head": [...], "widen": the blocks'
+    factor}, a value one process's time over the sizes' medians (trials.Samples.pooled); None
+    where it measured none. The line keeps them (pooled["confirmation"] in compare.json), so
+    that a merge of shards tests them again at its own Bonferroni level (relined)."""
     names = confirmed_names(rows, again)
     if not names:
         return None
-    widen = again.widen(names)
-    ctv = time_verdict(again.pooled("base", names), again.pooled("head", names),
-                       opts.min_effect, conf=level, widen=widen)
+    out = {lb: [list(cv) for cv in again.pooled(lb, names, with_copy=True)]
+           for lb in ("base", "head")}
+    out["widen"] = again.widen(names)
+    return out
+
+
+def improved_by(values, opts, level):
+    """The confirmation's time verdict of the strategy's sizes pooled at level, values
+    confirmation_values' dict (None: not measured there), when its rank interval says
+    `improved`, else None. The confirmation's processes are fresh, so the screening's choice of
+    which strategies to send there does not bias it. As for a slowdown
+    (confirmation.test_verdict), where an arm's copies differ the interval with the copy a
+    random effect (random_effects.py) must lie below 1 too (a fast copy of the head is no
+    improvement of the head): where it does not, the verdict is "inconclusive" and its why
+    names that interval."""
+    if not values:
+        return None
+    base, head = ([(c, v) for c, v in values[lb]] for lb in ("base", "head"))
+    ctv = time_verdict([v for _, v in base], [v for _, v in head], opts.min_effect, conf=level,
+                       widen=values["widen"])
     if ctv["verdict"] != "improved":
         return None
-    re = random_effects.interval(again.pooled("base", names, with_copy=True),
-                                 again.pooled("head", names, with_copy=True), level)
+    re = random_effects.interval(base, head, level)
     if re is None or max(re["copy_sd"].values()) == 0:
         return ctv
-    re["ci"] = list(widened(re["ratio"], re["ci"][0], re["ci"][1], widen))
+    re["ci"] = list(widened(re["ratio"], re["ci"][0], re["ci"][1], values["widen"]))
     if re["ci"][1] < 1.0:
         return ctv
     return dict(ctv, verdict="inconclusive", why=spread_why(re))
+
+
+def judge_improvement(tv, opts, k):
+    """Sets tv["improved"] where the confirmation's processes (tv["confirmation"]:
+    confirmation_values) say `improved` at improved_level(k), k the strategies it measured, or
+    tv["alone"] where only their rank interval does (a note), the text of either; removes what
+    an earlier judgement set."""
+    tv.pop("improved", None)
+    tv.pop("alone", None)
+    level = improved_level(k)
+    ctv = improved_by(tv.get("confirmation"), opts, level)
+    if not ctv:
+        return
+    said = "%s, faster at %s (Bonferroni over the %d strateg%s it measured)" % (
+        describe_time(ctv, "confirmation"), pct_level(level), k, "y" if k == 1 else "ies")
+    if ctv["verdict"] == "improved":
+        tv["improved"] = said
+    else:
+        tv["alone"] = "%s; %s" % (said, ctv["why"])
 
 
 def relined(rows, recorded, opts):
     """The strategy lines made again (line) from rows whose verdicts changed after summarize
     (an accepted slowdown: accepted.py; a merge of shards: merge.py) and recorded, lines
     (summarize's dicts) that keep each strategy's pooled verdict; a strategy without one gets
-    none. In verdict order."""
+    none. Where a line kept its confirmation's values (confirmation_values), its improvement
+    is judged again at Bonferroni's level over every recorded line that has them: a merge's
+    shards each confirmed their own strategies, and the family is all of them. A line recorded
+    without them keeps its recorded judgement. In verdict order."""
     by_family = {st["family"]: st for st in recorded}
+    k = sum(1 for st in recorded if (st.get("pooled") or {}).get("confirmation"))
     fams = {}
     for r in rows:
         if r.get("family"):
@@ -173,6 +210,8 @@ def relined(rows, recorded, opts):
         st = by_family.get(fam) or {}
         tv = dict(st["pooled"], ratio=st.get("ratio"), ci=st.get("ci")) \
             if st.get("pooled") else None
+        if tv and tv.get("confirmation"):
+            judge_improvement(tv, opts, k)
         out.append(line(fam, rs, tv, opts))
     return in_order(out)
 
@@ -188,7 +227,7 @@ def strategy_line(family, rows, samples, opts, again=None, k=1):
     confirmation measured. Where the confirmation's processes say `improved` at
     improved_level(k) (improved_by), the text is kept as tv["improved"] (line() makes the
     strategy improved only when its own estimate is below 1 too); where only their rank
-    interval does, as tv["alone"], a note."""
+    interval does, as tv["alone"], a note (judge_improvement)."""
     timed = [r["name"] for r in rows if r.get("n_base") and r.get("n_head")]
     tv = None
     if timed:
@@ -198,16 +237,8 @@ def strategy_line(family, rows, samples, opts, again=None, k=1):
         tv = time_verdict(pooled["base"], pooled["head"], opts.min_effect, widen=widen)
         tv["stage"] = "screening and confirmation" if conf["base"] and conf["head"] \
             else "screening"
-        level = improved_level(k)
-        ctv = improved_by(rows, again, opts, level)
-        if ctv:
-            said = "%s, faster at %s (Bonferroni over the %d strateg%s it measured)" % (
-                describe_time(ctv, "confirmation"), pct_level(level), k,
-                "y" if k == 1 else "ies")
-            if ctv["verdict"] == "improved":
-                tv["improved"] = said
-            else:
-                tv["alone"] = "%s; %s" % (said, ctv["why"])
+        tv["confirmation"] = confirmation_values(rows, again)
+        judge_improvement(tv, opts, k)
     return line(family, rows, tv, opts)
 
 
@@ -223,7 +254,8 @@ def line(family, rows, tv, opts):
     out = dict(family=family, sizes=len(rows), timed=len(timed),
                ratio=tv and tv.get("ratio"), ci=tv and tv.get("ci"),
                pooled=tv and {k: tv.get(k) for k in ("verdict", "n_base", "n_head", "why",
-                                                     "improved", "alone", "stage")})
+                                                     "improved", "alone", "stage",
+                                                     "confirmation")})
     verdicts = [r["verdict"] for r in rows]
     for v in ("failed", "regressed", "accepted"):
         hit = [r for r in rows if r["verdict"] == v]
