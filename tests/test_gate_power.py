@@ -109,13 +109,19 @@ def test_goals():
     g = power.goals([power.summarize(0.05, recs)], True)[0]
     check(g[1] == "not measured" and "measured +30.0%, not 5%" in g[2],
           "a 5%% injection measured as +30%% leaves the goal not measured (%s)" % (g,))
-    for ratio, want in ((1.079, "not measured"), (1.061, "pass"), (1.039, "pass"),
-                        (1.036, "not measured")):
+    # 10 of 10 caught, and 7 of 10 (a fail): a miss of the size that favours the verdict
+    # leaves it not measured, one that holds a fortiori keeps it
+    for caught, ratio, want in ((10, 1.079, "not measured"), (10, 1.061, "pass"),
+                                (10, 1.039, "pass"), (10, 1.036, "pass"),
+                                (7, 1.079, "fail"), (7, 1.036, "not measured"),
+                                (7, 1.05, "fail")):
+        recs = records(0.05, 10, caught)
         for r in recs:
             r["injected_rows"] = [{"ratio": ratio}]
         g = power.goals([power.summarize(0.05, recs)], True)[0]
-        check(g[1] == want, "a 5%% injection measured as %+.1f%%: %s (%s)" % (
-            (ratio - 1) * 100, want, g))
+        check(g[1] == want and ("missed its size" in g[2]) == (abs(ratio - 1.05) > 0.0125),
+              "%d/10 caught of a 5%% injection measured as %+.1f%%: %s (%s)" % (
+                  caught, (ratio - 1) * 100, want, g))
     s = power.summarize(0.05, records(0.05, 10, 9, false=2))
     check((s["detections"], s["rate"], s["false_compares"], s["false_rows"]) == (9, 0.9, 2, 2),
           "summarize counts detections, rate and false alarms")

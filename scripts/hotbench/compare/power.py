@@ -168,32 +168,39 @@ def decided_text(records):
 
 
 def _off(line):
-    """Whether the change measured on the injected rows is far from the nominal slowdown (more
-    than a quarter of it off, and more than 1 point: at 5%, outside +3.75% to +6.25%)."""
+    """How the change measured on the injected rows misses the nominal slowdown by more than a
+    quarter of it and more than 1 point (at 5%: outside +3.75% to +6.25%): 1 above, -1 below,
+    0 within (or not measured)."""
     c = line.get("change_median")
-    return c is not None and abs(c - line["level"]) > max(0.01, line["level"] / 4)
+    if c is None or abs(c - line["level"]) <= max(0.01, line["level"] / 4):
+        return 0
+    return 1 if c > line["level"] else -1
 
 
 def goals(lines, default_options):
     """The goals judged on the table. lines: summarize()'s dicts; default_options: whether the
-    compares ran with the default filter and rounds (the time goal is about those). The
-    detection goal is "not measured" when the injection missed its size (_off): its detections
-    are of another slowdown. Returns a list of (goal, "pass" | "fail" | "not measured",
-    detail)."""
+    compares ran with the default filter and rounds (the time goal is about those). Where the
+    injection missed its size (_off), the detection goal is "not measured" when the miss
+    favours its verdict (caught, but a larger slowdown; missed, but a smaller one), and keeps
+    its verdict when it holds a fortiori (a larger slowdown missed is a fail, a smaller one
+    caught a pass); the detail says the size measured. Returns a list of (goal, "pass" |
+    "fail" | "not measured", detail)."""
     by = {line["level"]: line for line in lines if line["compares"]}
     out = []
     k, n = GOAL_DETECTIONS
     at = by.get(GOAL_LEVEL)
-    out.append(("detections at %g%% >= %d/%d" % (GOAL_LEVEL * 100, k, n),
-                "not measured" if not at or _off(at) else
-                "pass" if at["detections"] * n >= k * at["compares"] else "fail",
-                ("%d/%d" % (at["detections"], at["compares"]) +
-                 (" compares: fewer than %d, indicative only" % n if at["compares"] < n else ""))
-                if at else "level not run"))
-    if at and _off(at):
-        out[-1] = out[-1][:2] + (out[-1][2] + "; but the slowed-down rows measured %+.1f%%, not "
-                                 "%g%%: the injection missed its size" % (
-                                     at["change_median"] * 100, GOAL_LEVEL * 100),)
+    verdict, detail = "not measured", "level not run"
+    if at:
+        verdict = "pass" if at["detections"] * n >= k * at["compares"] else "fail"
+        detail = "%d/%d" % (at["detections"], at["compares"]) + (
+            " compares: fewer than %d, indicative only" % n if at["compares"] < n else "")
+        off = _off(at)
+        if off:
+            if off == (1 if verdict == "pass" else -1):
+                verdict = "not measured"
+            detail += "; but the slowed-down rows measured %+.1f%%, not %g%%: the injection " \
+                "missed its size" % (at["change_median"] * 100, GOAL_LEVEL * 100)
+    out.append(("detections at %g%% >= %d/%d" % (GOAL_LEVEL * 100, k, n), verdict, detail))
     zero = by.get(0.0)
     out.append(("0 false regressed in the unchanged compares",
                 "not measured" if not zero else "pass" if not zero["false_rows"] else "fail",
