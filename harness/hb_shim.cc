@@ -672,9 +672,11 @@ void record_skip(const hb_state *st, const hb_skip *why, const std::string &msg)
 // pause and resume made 5% injected measure +15% to +47%. So the CPU clock is read only at a
 // checkpoint, before and after its payment, and the monotonic work is priced at the thread's
 // share of the CPU since the last payment (CPU seconds over monotonic seconds): exact where the
-// interval has no pause. Priced by the monotonic clock alone, a preemption inside timed work
-// counted as work: beside two busy processes (the thread on the CPU 70% to 85% of the time),
-// 5% injected measured +6.4% to +8.1% of CPU time, and +7.9% in a loaded `make gate-power`.
+// interval has no pause (a pause that sleeps would lower the share: the suite's pauses free
+// memory). Priced by the monotonic clock alone, a preemption inside timed work counted as work:
+// beside two busy processes (the rows' real time 1.15 to 1.5 times their CPU time), 5% injected
+// measured +6.1% to +8.1% of CPU time on three rows over two runs of 10 and 20 rounds, and
+// +7.9% in a loaded `make gate-power`.
 // The debt is paid by a number of rounds of a calibrated loop (CPU work, whatever the scheduler
 // does).
 struct Slowdown {

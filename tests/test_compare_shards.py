@@ -352,6 +352,8 @@ class Refusals(unittest.TestCase):
         for arm in ("base", "head"):
             docs[1][1][arm]["copies"] = 11
         merge.check(docs)
+        res = merge.merge(docs, [])
+        self.assertEqual([a.describe()["copies"] for a in (res.base, res.head)], [11, 11])
 
     def test_not_a_shard_or_twice(self):
         docs = copy.deepcopy(self.docs)

@@ -22,7 +22,8 @@ compare=(/usr/bin/python3 "$src/scripts/compare.py")
 unset HB_INJECT HB_INJECT_SELECT
 work=$(mktemp -d)
 # kept when a check failed, to see why (its compare's trials, compare.json and output)
-trap '[ "${fail:-0}" -eq 0 ] && rm -rf "$work" || echo "test_gate: kept $work" >&2' EXIT
+trap 'if [ "${fail:-0}" -eq 0 ]; then rm -rf "$work"; else echo "test_gate: kept $work" >&2; fi' \
+    EXIT
 export HB_DATA_DIR=$work/data
 
 source "$(dirname "$0")/testlib.sh"

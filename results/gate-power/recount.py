@@ -7,9 +7,11 @@ only the summary: each kept compare.json holds the rows (with their checks) and 
 strategy's pooled time verdict, from which the line is made again without measuring. What a
 rule needs that a compare did not record counts as absent: a compare recorded before a
 strategy could be `improved` by its confirmation's processes (strategies.improved_by) has no
-such line, so its time-only improvements come out undecided; and where it has one, the rules
-that need the confirmation's processes (the copies' interval, strategies.improved_by) are as
-it recorded them, the line's own estimate below 1 (strategies.line) is this checkout's.
+such line, so its time-only improvements come out undecided; where it has one, the rules that
+need the confirmation's processes (the copies' interval, strategies.improved_by) are this
+checkout's where the line kept its confirmation's values (pooled.confirmation, since 92decd7)
+and as it recorded them before; the line's own estimate below 1 (strategies.line) is this
+checkout's.
 
 usage: results/gate-power/recount.py RUNS_DIR [RUNS_DIR...]
   RUNS_DIR  a series' runs directory (results/gate-power/<label>-runs), whose compares were

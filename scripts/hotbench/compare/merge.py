@@ -17,7 +17,7 @@ regression into `inconclusive` (a suspect not confirmed), never the reverse.
 
 Shards are refused (exit 2, naming the difference and the folders) unless they are parts of one
 compare: the same selection (its sha256, filter and cut), the same N, each index once, the same
-base and head (commit, binary sha256, environment, copies), the same settings (rounds,
+base and head (commit, binary sha256, environment), the same settings (rounds, copies,
 repetitions, minimum time, e, alpha...) and the same toolchain (but for a shard that measured
 nothing: more shards than strategies). A shard whose folder holds no
 compare.json (its job failed or its artifact is missing) is missing: the merged verdict is
