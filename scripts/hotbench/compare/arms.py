@@ -18,9 +18,9 @@ class Arm:
 
     def describe(self):
         """A dict for compare.json: label, rev, commit, binary, env, sha256 (of the binary,
-        None when not copied) and copies (how many copies of the binary were written for its processes, both rounds': a
-        second confirmation round's follow the first round's, copies.write's first; each
-        process's own is in compare.json's processes)."""
+        None when not copied) and copies (how many copies of the binary were written for its
+        processes, both rounds': a second confirmation round's follow the first round's,
+        copies.write's first; each process's own is in compare.json's processes)."""
         return dict(label=self.label, rev=self.rev, commit=self.commit, binary=self.binary,
                     env=self.env, sha256=self.sha256,
                     copies=getattr(self, "first_copy", 1) - 1 + len(self.copies))

@@ -294,7 +294,8 @@ def injection_lines(compares):
         return []
     out = ["", "The injection in fact (hb_injected_paid: the payments' CPU time over that of the "
            "timed work they paid for, least / median / most over the slowed-down rows of the "
-           "head's processes):", "", "| compare | head processes reached | base processes reached | "
+           "head's processes):", "",
+           "| compare | head processes reached | base processes reached | "
            "paid |", "|---|---:|---:|---|"]
     for c in rows:
         inj = c["injection"]
