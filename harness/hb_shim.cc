@@ -663,38 +663,30 @@ void record_skip(const hb_state *st, const hb_skip *why, const std::string &msg)
 
 #ifdef HB_TEST_HOOKS
 // TEST-ONLY (hb_testhook.h, HB_INJECT=slowdown:<fraction>): the slowdown of the run under way on
-// this thread. hb_state_keep_running pays the timed work's debt at checkpoints every `every`
-// iterations, `every` doubling until a checkpoint interval is >= kSlowdownInterval of CPU time;
-// the final KeepRunning call settles the rest. The compare judges CPU time, so the debt is
-// fraction x the timed work's CPU time. Between checkpoints the timed work is measured with the
-// monotonic clock (28 ns through the vDSO): the thread's CPU clock is a system call here (1.6 us
-// on the project's VM, and its kernel entry slows the work after it), and reading it at every
-// pause and resume made 5% injected measure +15% to +47%. So the CPU clock is read only at a
-// checkpoint, before and after its payment, and the monotonic work is priced at the thread's
-// share of the CPU since the last payment (CPU seconds over monotonic seconds): exact where the
-// interval has no pause (a pause that sleeps would lower the share: the suite's pauses free
-// memory). Priced by the monotonic clock alone, a preemption inside timed work counted as work:
-// beside two busy processes (the rows' real time 1.15 to 1.5 times their CPU time), 5% injected
-// measured +6.1% to +8.1% of CPU time on three rows over two runs of 10 and 20 rounds, and
-// +7.9% in a loaded `make gate-power`.
-// The debt is paid by a number of rounds of a calibrated loop (CPU work, whatever the scheduler
-// does).
+// this thread (one call of the benchmark function). The final KeepRunning call, while the timer
+// still runs, pays the run's whole debt: fraction x the timed work's CPU time, as calibrated rounds
+// of a loop (CPU work, whatever the scheduler does). The compare judges CPU time. The timed work
+// is measured with the monotonic clock (28 ns through the vDSO) at the loop's start and at each
+// pause and resume, and priced at the thread's share of the CPU over the whole run (CPU seconds
+// over monotonic seconds, at most 1): exact where the run has no pause that sleeps (the suite's
+// pauses free memory). The thread's CPU clock is a system call here (1.6 us on the project's VM,
+// and its kernel entry slows the work after it), so it is read only before the timer starts and at
+// the payment: reading it at every pause and resume made 5% injected measure +15% to +47%, and
+// two reads per checkpoint (payments every 4 ms, each run's checkpoints starting again at one
+// iteration) +6.1% idle in a `make gate-power`. Priced by the monotonic clock alone, a preemption
+// inside timed work counted as work: beside two busy processes, 5% injected measured +7.9%.
 struct Slowdown {
     double fraction = 0;   // the injected fraction; 0: this run is not slowed
     bool started = false;  // the timed loop is under way (the first KeepRunning returned true)
     bool paused = false;   // between hb_state_pause_timing and hb_state_resume_timing
-    int64_t every = 1;     // iterations between checkpoints
-    int64_t next = 0;      // the s.iterations() of the next checkpoint
-    double since = 0;      // monotonic seconds at the last checkpoint or resume
-    double unpaid = 0;     // timed work (monotonic s) done before a pause, not yet paid for
-    double paid_mono = 0;  // monotonic seconds at the end of the last payment (or the start)
-    double paid_cpu = 0;   // the thread's CPU seconds then
-    double worked = 0;     // timed work (CPU s) paid for so far
-    double burned = 0;     // CPU seconds the payments took (hb_injected_paid)
+    double since = 0;      // monotonic seconds at the loop's start or the last resume
+    double timed = 0;      // timed work (monotonic s) done before the last pause
+    double start_mono = 0; // monotonic seconds just before the timer started
+    double start_cpu = 0;  // the thread's CPU seconds then
+    double worked = 0;     // timed work (CPU s) paid for (hb_injected_paid)
+    double burned = 0;     // CPU seconds the payment took
 };
 thread_local Slowdown t_slowdown;
-// CPU s of timed work between checkpoints, at least: two CPU clock reads per 4 ms (0.1%)
-const double kSlowdownInterval = 4e-3;
 
 // The monotonic clock, in seconds.
 double mono_s()
@@ -742,31 +734,20 @@ double burn_round_s()
     return per_round;
 }
 
-// Marks the end of a payment (or the start of the timed loop): the clocks the next payment's
-// share of the CPU is measured from, and the start of the next timed work.
-void slowdown_mark(Slowdown &d)
-{
-    d.paid_cpu = thread_cpu_s();
-    d.paid_mono = d.since = mono_s();
-}
-
-// Pays d's debt: burns d.fraction x the CPU time of the timed work done since the last
-// checkpoint (plus the work before a pause), as calibrated rounds. That CPU time is the work's
-// monotonic seconds x the thread's share of the CPU since the last payment (at most 1). Returns
-// it, in CPU seconds; the burn itself is not work (the clocks are read again after it).
-double slowdown_pay(Slowdown &d)
+// Pays d's whole debt, once, at the end of the timed loop: burns d.fraction x the CPU time of the
+// timed work, as calibrated rounds. That CPU time is the work's monotonic seconds x the thread's
+// share of the CPU since the timer started (at most 1). The burn is not work.
+void slowdown_settle(Slowdown &d)
 {
     double now = mono_s();
     double cpu = thread_cpu_s();
-    double wall = now - d.paid_mono;
-    double share = wall > 0 ? std::min(1.0, (cpu - d.paid_cpu) / wall) : 1.0;
-    double work = (d.unpaid + (now - d.since)) * share;
-    d.unpaid = 0;
+    double wall = now - d.start_mono;
+    double share = wall > 0 ? std::min(1.0, (cpu - d.start_cpu) / wall) : 1.0;
+    double work = (d.timed + (now - d.since)) * share;
     burn_rounds(static_cast<uint64_t>(d.fraction * work / burn_round_s()));
-    slowdown_mark(d);
-    d.worked += work;
-    d.burned += d.paid_cpu - cpu;
-    return work;
+    d.worked = work;
+    d.burned = thread_cpu_s() - cpu;
+    d.fraction = 0; // paid
 }
 #endif
 } // namespace
@@ -1257,28 +1238,22 @@ int hb_state_keep_running(hb_state *st)
     if (c.live && !c.started) // the first call: counting starts before the timer does
         hb_counters_resume(&c);
 #ifdef HB_TEST_HOOKS
-    // TEST-ONLY: HB_INJECT=slowdown pays the timed work's debt while the timer runs: at a
-    // checkpoint, and before the last KeepRunning call (iterations() == max_iterations) stops it.
+    // TEST-ONLY: HB_INJECT=slowdown pays the timed work's debt before the last KeepRunning call
+    // (iterations() == max_iterations) stops the timer; the clocks are read before it starts.
     Slowdown &d = t_slowdown;
-    if (d.fraction > 0 && d.started && !d.paused && !s.error_occurred()) {
-        int64_t i = s.iterations();
-        if (i >= s.max_iterations) {
-            slowdown_pay(d);
-        } else if (i >= d.next) {
-            if (slowdown_pay(d) < kSlowdownInterval && d.every < (int64_t{1} << 40))
-                d.every *= 2;
-            d.next = i + d.every;
-        }
+    if (d.fraction > 0 && !d.started) {
+        burn_round_s(); // calibrated before the clock starts
+        d.start_cpu = thread_cpu_s();
+        d.start_mono = d.since = mono_s();
+    } else if (d.fraction > 0 && !d.paused && !s.error_occurred() &&
+               s.iterations() >= s.max_iterations) {
+        slowdown_settle(d);
     }
 #endif
     bool more = s.KeepRunning();
 #ifdef HB_TEST_HOOKS
-    if (d.fraction > 0 && more && !d.started) {
+    if (d.fraction > 0 && more)
         d.started = true;
-        d.next = s.iterations() + d.every;
-        burn_round_s(); // calibrated before the clock starts
-        slowdown_mark(d);
-    }
 #endif
 #ifdef HB_CALLGRIND
     if (RUNNING_ON_VALGRIND) {
@@ -1311,7 +1286,7 @@ void hb_state_pause_timing(hb_state *st)
     // TEST-ONLY: the slowdown prices timed work only (hb_state_keep_running).
     Slowdown &d = t_slowdown;
     if (d.fraction > 0 && d.started && !d.paused) {
-        d.unpaid += mono_s() - d.since;
+        d.timed += mono_s() - d.since;
         d.paused = true;
     }
 #endif

@@ -47,6 +47,22 @@ all_are() {
         { echo "  $2 rows of $1: $(tr '\n' ' ' <<<"$got") (want $3)"; return 1; }
 }
 
+# paid_within FILE STRATEGY LO HI: every row of that strategy (one at least) carries
+# hb_injected_paid (the payment's CPU time over the timed work's) within [LO, HI]: the debt was
+# paid, near the fraction asked (a wide band: the CPU clock's share of a shared machine).
+paid_within() {
+    /usr/bin/python3 -c '
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["name"].startswith("rfc3339/" + sys.argv[2] + "/")]
+got = [b.get("hb_injected_paid") for b in rows]
+ok = rows and all(p is not None and float(sys.argv[3]) <= p <= float(sys.argv[4]) for p in got)
+if not ok:
+    print("  %s rows of %s paid %s (want %s to %s)"
+          % (sys.argv[2], sys.argv[1], got, *sys.argv[3:]))
+sys.exit(0 if ok else 1)' "$@"
+}
+
 # not_in FILE TEXT: FILE does not contain TEXT.
 not_in() {
     ! grep -qF -- "$2" "$1"
@@ -57,6 +73,7 @@ HB_INJECT=slowdown:0.5 HB_INJECT_SELECT='^rfc3339/swar$' run sel
 check "slowdown:0.5: exit 0" test $? -eq 0
 check "slowdown:0.5: swar rows carry 0.5" all_are "$work/sel.json" swar 0.5
 check "slowdown:0.5: scalar rows carry none" all_are "$work/sel.json" scalar none
+check "slowdown:0.5: swar rows paid 0.25 to 1" paid_within "$work/sel.json" swar 0.25 1
 
 # Combined with another word; the regex is extended (alternation).
 HB_INJECT=parser,slowdown:2 HB_INJECT_SELECT='^rfc3339/(scalar|nothing)$' run comb
