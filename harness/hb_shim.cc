@@ -736,8 +736,9 @@ double burn_round_s()
 
 // Pays d's whole debt, once, at the end of the timed loop: burns d.fraction x the CPU time of the
 // timed work, as calibrated rounds. That CPU time is the work's monotonic seconds x the thread's
-// share of the CPU since the timer started (at most 1). The burn is not work.
-void slowdown_settle(Slowdown &d)
+// share of the CPU since the timer started (at most 1). The burn is not work. Never inlined: a
+// profile names the injected work by this function (explain's tables, tests/test_bisect.sh).
+__attribute__((noinline)) void slowdown_settle(Slowdown &d)
 {
     double now = mono_s();
     double cpu = thread_cpu_s();
