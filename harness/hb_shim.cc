@@ -666,15 +666,18 @@ void record_skip(const hb_state *st, const hb_skip *why, const std::string &msg)
 // this thread (one call of the benchmark function). The final KeepRunning call, while the timer
 // still runs, pays the run's whole debt: fraction x the timed work's CPU time, as calibrated rounds
 // of a loop (CPU work, whatever the scheduler does). The compare judges CPU time. The timed work
-// is measured with the monotonic clock (28 ns through the vDSO) at the loop's start and at each
-// pause and resume, and priced at the thread's share of the CPU over the whole run (CPU seconds
-// over monotonic seconds, at most 1): exact where the run has no pause that sleeps (the suite's
-// pauses free memory). The thread's CPU clock is a system call here (1.6 us on the project's VM,
-// and its kernel entry slows the work after it), so it is read only before the timer starts and at
-// the payment: reading it at every pause and resume made 5% injected measure +15% to +47%, and
-// two reads per checkpoint (payments every 4 ms, each run's checkpoints starting again at one
-// iteration) +6.1% idle in a `make gate-power`. Priced by the monotonic clock alone, a preemption
-// inside timed work counted as work: beside two busy processes, 5% injected measured +7.9%.
+// is measured with the monotonic clock (28 ns through the vDSO) at the loop's start, at each
+// pause and resume and at the payment, and priced at the thread's share of the CPU over the whole
+// run (CPU seconds over monotonic seconds, at most 1): an estimate of its CPU time, exact where
+// the timed and the paused spans had the same share (the suite's pauses free memory, CPU work).
+// The thread's CPU clock is a system call here (1.6 us on the project's VM, and its kernel entry
+// slows the work after it), so it is read before the timer starts and around the payment only
+// (two reads in the last KeepRunning, timed): reading it at every pause and resume made 5%
+// injected measure +15% to +47%. Until b909787 the debt was paid at checkpoints doubling up to
+// 4 ms, two reads each; idle, 12 shuffled rounds at the gate's settings, the two measured +4.7%
+// (checkpoints) and +5.1% (one payment) over 36 rows, within the rows' noise. Priced by the
+// monotonic clock alone, a preemption inside timed work counted as work: beside two busy
+// processes, 5% injected measured +7.9%.
 struct Slowdown {
     double fraction = 0;   // the injected fraction; 0: this run is not slowed
     bool started = false;  // the timed loop is under way (the first KeepRunning returned true)
@@ -683,7 +686,7 @@ struct Slowdown {
     double timed = 0;      // timed work (monotonic s) done before the last pause
     double start_mono = 0; // monotonic seconds just before the timer started
     double start_cpu = 0;  // the thread's CPU seconds then
-    double worked = 0;     // timed work (CPU s) paid for (hb_injected_paid)
+    double worked = 0;     // timed work (CPU s, estimated) paid for (hb_injected_paid)
     double burned = 0;     // CPU seconds the payment took
 };
 thread_local Slowdown t_slowdown;
@@ -705,7 +708,7 @@ double thread_cpu_s()
 }
 
 // Burns CPU: n rounds of a xorshift loop the compiler cannot remove, no clock read.
-void burn_rounds(uint64_t n)
+void slowdown_burn(uint64_t n)
 {
     uint64_t x = 88172645463325252u;
     for (uint64_t i = 0; i < n; i++) {
@@ -716,7 +719,7 @@ void burn_rounds(uint64_t n)
     }
 }
 
-// CPU seconds per round of burn_rounds, measured once (the least of 5 timings of 2^18 rounds:
+// CPU seconds per round of slowdown_burn, measured once (the least of 5 timings of 2^18 rounds:
 // a preemption only ever adds time).
 double burn_round_s()
 {
@@ -726,7 +729,7 @@ double burn_round_s()
         double best = 1e9;
         for (int k = 0; k < 5; k++) {
             double t0 = thread_cpu_s();
-            burn_rounds(n);
+            slowdown_burn(n);
             best = std::min(best, thread_cpu_s() - t0);
         }
         per_round = std::max(best, 1e-9) / static_cast<double>(n);
@@ -745,7 +748,7 @@ __attribute__((noinline)) void slowdown_settle(Slowdown &d)
     double wall = now - d.start_mono;
     double share = wall > 0 ? std::min(1.0, (cpu - d.start_cpu) / wall) : 1.0;
     double work = (d.timed + (now - d.since)) * share;
-    burn_rounds(static_cast<uint64_t>(d.fraction * work / burn_round_s()));
+    slowdown_burn(static_cast<uint64_t>(d.fraction * work / burn_round_s()));
     d.worked = work;
     d.burned = thread_cpu_s() - cpu;
     d.fraction = 0; // paid
@@ -1152,8 +1155,9 @@ hb_bench *hb_register(const char *name, hb_bench_fn fn, void *arg)
             t_slowdown = Slowdown();
             if (fraction > 0 && !st.error_occurred()) {
                 st.counters["hb_injected_fraction"] = benchmark::Counter(fraction);
-                // what the payments took over the work they paid for: the fraction injected
-                // in fact (a calibration gone wrong shows here, not as a missed detection)
+                // what the payment took over the work it paid for (CPU time over the work's
+                // estimated CPU time): a calibration gone wrong, or a debt never paid, shows
+                // here, not as a missed detection
                 if (paid.worked > 0)
                     st.counters["hb_injected_paid"] = benchmark::Counter(paid.burned /
                                                                          paid.worked);

@@ -15,10 +15,11 @@
  *   slowdown:<fraction>
  *              every benchmark whose family name (the name given to hb_register, e.g.
  *              "bufgrow/doubling") matches the POSIX extended regex of $HB_INJECT_SELECT runs
- *              <fraction> slower: hb_state_keep_running (harness/hb_shim.cc) measures the thread
- *              CPU time of the timed work and burns fraction x that time in a busy loop inside the
- *              timed region (paused timing and the untimed verification excluded); the rows carry
- *              the counter hb_injected_fraction. For `make gate-power`: a slowdown of known size.
+ *              <fraction> slower: hb_state_keep_running (harness/hb_shim.cc) estimates the CPU
+ *              time of the timed work and burns fraction x that time in a busy loop at the end of
+ *              the timed loop, timed (paused timing and the untimed verification excluded); the
+ *              rows carry the counters hb_injected_fraction and hb_injected_paid. For
+ *              `make gate-power`: a slowdown of known size.
  *              fraction: a decimal number in (0, 10]; HB_INJECT_SELECT is then required. A bad
  *              fraction, a missing or invalid regex: hotbench says so naming the variable and
  *              exits 2 when the first benchmark registers.

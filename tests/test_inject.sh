@@ -48,8 +48,10 @@ all_are() {
 }
 
 # paid_within FILE STRATEGY LO HI: every row of that strategy (one at least) carries
-# hb_injected_paid (the payment's CPU time over the timed work's) within [LO, HI]: the debt was
-# paid, near the fraction asked (a wide band: the CPU clock's share of a shared machine).
+# hb_injected_paid (the payment's CPU time over the timed work's estimated CPU time) within
+# [LO, HI]: the debt was paid, by a burn calibrated within a factor of two. It cannot see a
+# wrong estimate of the work (the burn is sized from it); a wide band, as a run of a few
+# iterations preempted on a loaded machine bills a clock read or a context switch to its burn.
 paid_within() {
     /usr/bin/python3 -c '
 import json, sys
@@ -73,7 +75,7 @@ HB_INJECT=slowdown:0.5 HB_INJECT_SELECT='^rfc3339/swar$' run sel
 check "slowdown:0.5: exit 0" test $? -eq 0
 check "slowdown:0.5: swar rows carry 0.5" all_are "$work/sel.json" swar 0.5
 check "slowdown:0.5: scalar rows carry none" all_are "$work/sel.json" scalar none
-check "slowdown:0.5: swar rows paid 0.25 to 1" paid_within "$work/sel.json" swar 0.25 1
+check "slowdown:0.5: swar rows paid 0.25 to 2" paid_within "$work/sel.json" swar 0.25 2
 
 # Combined with another word; the regex is extended (alternation).
 HB_INJECT=parser,slowdown:2 HB_INJECT_SELECT='^rfc3339/(scalar|nothing)$' run comb

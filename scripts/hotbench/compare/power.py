@@ -65,8 +65,9 @@ def injection_reach(trials_dir, injected, level):
     slowed it. Returns {head: processes of the head that ran an injected row, head_reached:
     those whose every injected row carries the counter at level, base_reached: base processes
     with the counter on any row (a leak; must be 0), paid: [least, median, most] over the head's
-    injected rows of hb_injected_paid (the payments' CPU time over the timed work's: the fraction
-    injected in fact, not only asked for), or None}; None when trials_dir holds no trial."""
+    injected rows of hb_injected_paid (the payment's CPU time over the timed work's estimated
+    CPU time: the fraction injected in fact, not only asked for), or None}; None when
+    trials_dir holds no trial."""
     out = dict(head=0, head_reached=0, base_reached=0, paid=None)
     paid = []
     names = sorted(n for n in os.listdir(trials_dir) if re.fullmatch(
@@ -292,8 +293,8 @@ def injection_lines(compares):
     rows = [c for c in compares if c.get("injection")]
     if not rows:
         return []
-    out = ["", "The injection in fact (hb_injected_paid: the payments' CPU time over that of the "
-           "timed work they paid for, least / median / most over the slowed-down rows of the "
+    out = ["", "The injection in fact (hb_injected_paid: the payment's CPU time over that of the "
+           "timed work it paid for, least / median / most over the slowed-down rows of the "
            "head's processes):", "",
            "| compare | head processes reached | base processes reached | "
            "paid |", "|---|---:|---:|---|"]
