@@ -673,7 +673,7 @@ void record_skip(const hb_state *st, const hb_skip *why, const std::string &msg)
 // The thread's CPU clock is a system call here (1.6 us on the project's VM, and its kernel entry
 // slows the work after it), so it is read before the timer starts and around the payment only
 // (two reads in the last KeepRunning, timed): reading it at every pause and resume made 5%
-// injected measure +15% to +47%. Until b909787 the debt was paid at checkpoints doubling up to
+// injected measure +15% to +47%. Until e7a7881 the debt was paid at checkpoints doubling up to
 // 4 ms, two reads each; idle, 12 shuffled rounds at the gate's settings, the two measured +4.7%
 // (checkpoints) and +5.1% (one payment) over 36 rows, within the rows' noise. Priced by the
 // monotonic clock alone, a preemption inside timed work counted as work: beside two busy
